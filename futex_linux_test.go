@@ -1,0 +1,65 @@
+//go:build linux
+
+package blitz
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// hasFutexToken peeks at a futex parker's token; known is false for other
+// parkers.
+func hasFutexToken(p any) (ok, known bool) {
+	fp, isFutex := p.(*futexParker)
+	if !isFutex {
+		return false, false
+	}
+	return atomic.LoadUint32(&fp.state) == futexToken, true
+}
+
+// TestFutexNoWakeWithoutWaiter: Unpark makes a FUTEX_WAKE syscall only when
+// the owner announced itself waiting.
+func TestFutexNoWakeWithoutWaiter(t *testing.T) {
+	p := new(futexParker)
+	before := futexWakes.Load()
+	for i := 0; i < 1000; i++ {
+		p.Unpark()
+		p.Unpark()
+		p.Park()
+	}
+	if d := futexWakes.Load() - before; d != 0 {
+		t.Fatalf("%d FUTEX_WAKE syscalls with nobody waiting, want 0", d)
+	}
+
+	// Control: with the owner parked, Unpark does wake it, once.
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		p.Park()
+		close(done)
+	}()
+	for atomic.LoadUint32(&p.state) != futexWaiter {
+		runtime.Gosched()
+	}
+	before = futexWakes.Load()
+	p.Unpark()
+	waitOrDump(t, done, "futex Park")
+	if d := futexWakes.Load() - before; d != 1 {
+		t.Fatalf("%d FUTEX_WAKE syscalls to wake one waiter, want 1", d)
+	}
+}
+
+// TestFutexWaitTolerance: a FUTEX_WAIT on a word that no longer holds the
+// expected value returns at once (EAGAIN), and Park's loop copes with it.
+func TestFutexWaitTolerance(t *testing.T) {
+	var w uint32 = futexToken
+	futexWait(&w, futexWaiter) // EAGAIN: must not block
+	p := new(futexParker)
+	atomic.StoreUint32(&p.state, futexToken)
+	p.Park() // token present: returns without a syscall
+	if s := atomic.LoadUint32(&p.state); s != futexEmpty {
+		t.Fatalf("state after Park = %d, want empty", s)
+	}
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package blitz
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// autoParking is what ParkingAuto means here: futex parking is Linux only.
+const autoParking = ParkingPortable
+
+// futexBackend fails off Linux: there is no futex to park on.
+func futexBackend() (backend, error) {
+	return backend{}, fmt.Errorf("blitz: futex parking needs Linux, this is %s/%s; use ParkingAuto or ParkingPortable", runtime.GOOS, runtime.GOARCH)
+}

@@ -1,0 +1,145 @@
+package blitz
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// Parking selects how idle workers block. The choice matters for latency
+// and for what the workers must be: futex parking pairs with workers locked
+// to OS threads, portable parking with plain goroutines (DESIGN.md §3).
+type Parking int
+
+const (
+	// ParkingAuto is futex parking on Linux and portable parking elsewhere.
+	ParkingAuto Parking = iota
+	// ParkingFutex parks workers locked to OS threads on a futex word
+	// (Linux only). A wake costs one FUTEX_WAKE syscall and skips the Go
+	// scheduler's run queues.
+	ParkingFutex
+	// ParkingPortable parks plain goroutines on a buffered channel; it works
+	// on every system.
+	ParkingPortable
+	// ParkingSpin never blocks: an idle worker spins and yields until it is
+	// woken. For experiments only: idle workers burn their CPUs.
+	ParkingSpin
+)
+
+// String returns the name used in benchmarks: auto, futex, portable, spin.
+func (p Parking) String() string {
+	switch p {
+	case ParkingAuto:
+		return "auto"
+	case ParkingFutex:
+		return "futex"
+	case ParkingPortable:
+		return "portable"
+	case ParkingSpin:
+		return "spin"
+	}
+	return fmt.Sprintf("Parking(%d)", int(p))
+}
+
+// NewParker returns a Parker of the given kind, or an error for an unknown
+// kind or one the system lacks (futex off Linux). It is exported for
+// benchmarks and for the tests of package sleep; the pool makes its own.
+func NewParker(kind Parking) (sleep.Parker, error) {
+	b, err := resolveBackend(kind)
+	if err != nil {
+		return nil, err
+	}
+	return b.newParker(), nil
+}
+
+// backend is a resolved parking choice: how the pool must run its workers and
+// what they park on.
+type backend struct {
+	kind       Parking
+	lockThread bool                // workers call runtime.LockOSThread for their whole life
+	newParker  func() sleep.Parker // one per worker
+	yield      func()              // one idle round's yield (sleep.Config.Yield)
+}
+
+// resolveBackend maps a Parking choice to its backend: Auto to futex on Linux
+// and portable elsewhere; Futex off Linux is an error.
+func resolveBackend(kind Parking) (backend, error) {
+	switch kind {
+	case ParkingAuto:
+		return resolveBackend(autoParking)
+	case ParkingFutex:
+		return futexBackend()
+	case ParkingPortable:
+		return backend{
+			kind:      ParkingPortable,
+			newParker: func() sleep.Parker { return newChanParker() },
+			yield:     runtime.Gosched,
+		}, nil
+	case ParkingSpin:
+		return backend{
+			kind:      ParkingSpin,
+			newParker: func() sleep.Parker { return new(spinParker) },
+			yield:     runtime.Gosched,
+		}, nil
+	}
+	return backend{}, fmt.Errorf("blitz: unknown parking kind %v", kind)
+}
+
+// chanParker is the portable Parker: a channel of capacity one holds the
+// token. Unpark is a non-blocking send (a second token is dropped), Park a
+// receive.
+//
+// Chosen over a mutex + sync.Cond token (condParker in park_bench_test.go) by
+// BenchmarkPortableParker on the 2-vCPU KVM machine, Go 1.26, medians of
+// count=10 (bench/results/sleep-amd64.txt):
+//
+//	                      chan        cond
+//	ping-pong round trip  see results see results
+//	unpark, nobody parked see results see results
+//
+// The channel also needs no lock when the token is already there (a
+// non-blocking send on a full channel returns without locking it).
+type chanParker struct {
+	c chan struct{}
+}
+
+func newChanParker() *chanParker { return &chanParker{c: make(chan struct{}, 1)} }
+
+// Park receives the token, blocking until there is one.
+func (p *chanParker) Park() { <-p.c }
+
+// Unpark leaves a token unless one is already there.
+func (p *chanParker) Unpark() {
+	select {
+	case p.c <- struct{}{}:
+	default:
+	}
+}
+
+// spinParker never blocks: Park spins, with a spin hint and a Gosched every
+// spinParkerYieldEvery spins, until the token appears. Idle workers on it
+// burn their CPUs; it exists to measure what parking costs.
+type spinParker struct {
+	// token: 1 when a token is available. Set to 1 by Unpark (any
+	// goroutine, atomic store), cleared 1 -> 0 by Park (the owner, CAS).
+	token atomic.Uint32
+	_     [60]byte // keep neighbouring parkers off this cache line
+}
+
+const spinParkerYieldEvery = 64
+
+// Park spins until it consumes the token.
+func (p *spinParker) Park() {
+	for i := 1; !p.token.CompareAndSwap(1, 0); i++ {
+		if i%spinParkerYieldEvery == 0 {
+			runtime.Gosched()
+		} else {
+			spinHint()
+		}
+	}
+}
+
+// Unpark makes the token available.
+func (p *spinParker) Unpark() { p.token.Store(1) }

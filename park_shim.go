@@ -1,0 +1,4 @@
+package blitz
+
+// Temporary until atomics/ lands: replaced by atomics.SpinHint.
+func spinHint() {}

@@ -1,0 +1,68 @@
+package sleep
+
+import "sync/atomic"
+
+// CoreLatch states. A worker's CoreLatch is the one thing other threads Set
+// to tell it "what you wait for has happened" (its joined job completed, the
+// pool is stopping); the intermediate states let the setter know whether it
+// must also wake the worker.
+//
+//	Unset ──GetSleepy──▶ Sleepy ──FallAsleep──▶ Sleeping
+//	  ▲                                             │
+//	  └──────────────────WakeUp─────────────────────┘
+//	any state ──Set──▶ Set ──Reset──▶ Unset
+const (
+	latchUnset    uint32 = iota // the worker is awake (active or idle)
+	latchSleepy                 // the worker is about to register as sleeping
+	latchSleeping               // the worker is registered as sleeping or parked
+	latchSet                    // the event happened; the worker must not sleep
+)
+
+// CoreLatch is a worker's latch: a one-shot event that other goroutines Set
+// and that the owning worker probes in its idle loop. Its zero value is Unset.
+//
+// The state word is written by the owning worker (GetSleepy, FallAsleep,
+// WakeUp, Reset: CAS or store) and by any setter (Set: swap); it is read by
+// the owner (Probe). All accesses are sequentially consistent atomics; Set's
+// swap releases the setter's writes to the owner's acquiring Probe.
+type CoreLatch struct {
+	state atomic.Uint32
+}
+
+// GetSleepy moves the latch Unset -> Sleepy. It fails if the latch was Set,
+// in which case the worker must not go to sleep.
+func (l *CoreLatch) GetSleepy() bool {
+	return l.state.CompareAndSwap(latchUnset, latchSleepy)
+}
+
+// FallAsleep moves the latch Sleepy -> Sleeping. It fails if the latch was
+// Set since GetSleepy, in which case the worker must not go to sleep.
+func (l *CoreLatch) FallAsleep() bool {
+	return l.state.CompareAndSwap(latchSleepy, latchSleeping)
+}
+
+// WakeUp moves the latch Sleeping -> Unset after the worker decided not to
+// sleep after all or was woken. A latch Set meanwhile stays Set.
+func (l *CoreLatch) WakeUp() {
+	l.state.CompareAndSwap(latchSleeping, latchUnset)
+}
+
+// Set moves the latch to Set from any state and reports whether the worker
+// was Sleeping: then the caller must wake it (Sleep.NotifyWorkerLatchIsSet).
+// A worker that was Unset or Sleepy will see Set in its next Probe, GetSleepy
+// or FallAsleep and never sleep.
+func (l *CoreLatch) Set() bool {
+	return l.state.Swap(latchSet) == latchSleeping
+}
+
+// Probe reports whether the latch is Set.
+func (l *CoreLatch) Probe() bool {
+	return l.state.Load() == latchSet
+}
+
+// Reset moves a Set latch back to Unset so that the owner can wait on it
+// again. Only the owner calls it, and only once nobody can still Set it for
+// the previous event.
+func (l *CoreLatch) Reset() {
+	l.state.Store(latchUnset)
+}

@@ -1,0 +1,324 @@
+package sleep
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// Parker is the blocking primitive a worker sleeps on: a binary token, as in
+// java.util.concurrent.locks.LockSupport or the Go runtime's notes. The root
+// package provides a futex backend (Linux), a portable one and a spinning one
+// (blitz.NewParker).
+type Parker interface {
+	// Park blocks until a token is available and consumes it. It may return
+	// spuriously; callers re-check their condition and park again.
+	Park()
+	// Unpark makes the token available (at most one: two Unparks before a
+	// Park leave one token), waking a parked caller. It never blocks.
+	Unpark()
+}
+
+// Config configures a Sleep.
+type Config struct {
+	// Parkers holds one Parker per worker; len(Parkers) is the worker count.
+	Parkers []Parker
+	// Yield is called once per idle round before the worker gets sleepy; nil
+	// means runtime.Gosched. Workers locked to OS threads should pass a
+	// sched_yield (runtime.Gosched on a locked thread hands its P away).
+	Yield func()
+	// RoundsUntilSleepy is the number of idle rounds (searches followed by a
+	// Yield) before a worker announces itself sleepy. 0 means
+	// DefaultRoundsUntilSleepy; a negative value means no yield rounds: the
+	// worker gets sleepy on its first failed search.
+	RoundsUntilSleepy int
+}
+
+// DefaultRoundsUntilSleepy is the number of idle rounds a worker yields
+// before it gets sleepy. Rayon and Blitz use 32. Measured on the 2-vCPU KVM
+// machine (bench/results/sleep-amd64.txt, BenchmarkRounds): one Gosched round
+// costs about 0.2-0.4 µs there, so 32 rounds keep a worker reachable without a
+// wake-up for only ~10 µs, while a futex wake-to-run costs 30-40 µs and
+// idle CPU after the burst is unaffected by the choice (the yield phase lasts
+// microseconds, the idle second is spent parked).
+const DefaultRoundsUntilSleepy = 32
+
+// Sleep decides when idle workers sleep and wakes them when work is posted.
+// It implements rayon-core's sleep protocol; doc.go explains it.
+type Sleep struct {
+	counters counters
+	_        pad
+
+	// Immutable after New.
+	workers             []workerSleepState
+	yield               func()
+	roundsUntilSleepy   int  // the round in which a worker announces itself sleepy
+	roundsUntilSleeping int  // the round in which a worker tries to sleep
+	blitzParity         bool // test-only mutant: see announceSleepy
+}
+
+// workerSleepState is the sleeping handshake of one worker.
+type workerSleepState struct {
+	// mu protects isBlocked. The sleeper holds it from before its latch
+	// becomes Sleeping until isBlocked is true (a few instructions, never
+	// across Park), so a waker that saw the sleeping count cannot look at
+	// isBlocked in between and miss the sleeper.
+	mu sync.Mutex
+	// isBlocked is set by the worker (under mu) when it commits to Park, and
+	// cleared by exactly one waker (under mu), who then takes the worker off
+	// the sleeping count and Unparks it. The worker, back from Park, re-reads
+	// it under mu and parks again while it is still set.
+	isBlocked bool
+	parker    Parker
+	_         pad
+}
+
+// IdleState is a worker's progress through the idle rounds, kept by the
+// worker between StartLooking and WorkFound.
+type IdleState struct {
+	worker int    // the worker's index
+	rounds int    // idle rounds so far
+	jec    uint64 // the JEC value remembered when getting sleepy, or jecDummy
+}
+
+// New returns a Sleep for len(cfg.Parkers) workers. It fails if there are no
+// workers, more than MaxWorkers, or a nil Parker.
+func New(cfg Config) (*Sleep, error) {
+	n := len(cfg.Parkers)
+	if n == 0 {
+		return nil, errors.New("sleep: no workers (Config.Parkers is empty)")
+	}
+	if n > MaxWorkers {
+		return nil, fmt.Errorf("sleep: %d workers, more than MaxWorkers (%d) that the 16-bit thread counters can hold", n, MaxWorkers)
+	}
+	s := &Sleep{workers: make([]workerSleepState, n), yield: cfg.Yield}
+	for i, p := range cfg.Parkers {
+		if p == nil {
+			return nil, fmt.Errorf("sleep: Config.Parkers[%d] is nil", i)
+		}
+		s.workers[i].parker = p
+	}
+	if s.yield == nil {
+		s.yield = runtime.Gosched
+	}
+	switch r := cfg.RoundsUntilSleepy; {
+	case r == 0:
+		s.roundsUntilSleepy = DefaultRoundsUntilSleepy
+	case r < 0:
+		s.roundsUntilSleepy = 0
+	default:
+		s.roundsUntilSleepy = r
+	}
+	s.roundsUntilSleeping = s.roundsUntilSleepy + 1
+	return s, nil
+}
+
+// Workers returns the number of workers.
+func (s *Sleep) Workers() int { return len(s.workers) }
+
+// StartLooking is called by a worker that ran out of work and starts
+// searching: it joins the inactive count.
+func (s *Sleep) StartLooking(worker int) IdleState {
+	s.counters.addInactiveThread()
+	return IdleState{worker: worker, jec: jecDummy}
+}
+
+// WorkFound is called by a worker that found work (or stops looking): it
+// leaves the inactive count and, if others are sleeping, wakes up to two of
+// them in case more work follows.
+func (s *Sleep) WorkFound() {
+	s.wakeAnyThreads(s.counters.subInactiveThread())
+}
+
+// NoWorkFound is called by an idle worker after a search failed. It yields
+// for the first rounds, then announces the worker sleepy, lets it search once
+// more, and then puts it to sleep until it is woken, its latch is Set, or it
+// notices new work. It returns when the worker should search again.
+// hasInjectedJobs reports whether the injector queue is non-empty; it is
+// called after a sequentially consistent fence.
+func (s *Sleep) NoWorkFound(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() bool) {
+	switch {
+	case idle.rounds < s.roundsUntilSleepy:
+		s.yield()
+		idle.rounds++
+	case idle.rounds == s.roundsUntilSleepy:
+		idle.jec = s.announceSleepy()
+		idle.rounds++
+		s.yield()
+	default:
+		s.sleep(idle, latch, hasInjectedJobs)
+	}
+}
+
+// wakeFully restarts the idle rounds after the worker slept or its latch was
+// Set.
+func (idle *IdleState) wakeFully() {
+	idle.rounds = 0
+	idle.jec = jecDummy
+}
+
+// wakePartly returns to just before getting sleepy, after the worker saw the
+// JEC move: one more search, then sleepy again.
+func (s *Sleep) wakePartly(idle *IdleState) {
+	idle.rounds = s.roundsUntilSleepy
+	idle.jec = jecDummy
+}
+
+// announceSleepy is step S2 of falling asleep (doc.go): turn the JEC from odd
+// (work posted since the last sleepy worker) to even, and return the final
+// value, which the worker compares before sleeping.
+func (s *Sleep) announceSleepy() uint64 {
+	if s.blitzParity {
+		// The mutant (seeds/sleep-wake-protocol.md): increment "if even", the
+		// same rule as posters. After it, a poster finds the JEC odd, leaves
+		// it alone, and the sleepy worker cannot see the post.
+		return s.counters.incrementJECIf(jecIsSleepy).jec()
+	}
+	return s.counters.incrementJECIf(jecIsActive).jec()
+}
+
+// sleep is steps S4-S8 of falling asleep (doc.go).
+func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() bool) {
+	// S4: Unset -> Sleepy. A Set latch means the awaited event happened.
+	if !latch.GetSleepy() {
+		idle.wakeFully()
+		return
+	}
+	w := &s.workers[idle.worker]
+	w.mu.Lock()
+	// Sleepy -> Sleeping, under mu: from here a setter that sees Sleeping
+	// calls NotifyWorkerLatchIsSet, which waits for mu and then finds
+	// isBlocked true, or finds it false after we gave up sleeping.
+	if !latch.FallAsleep() {
+		w.mu.Unlock()
+		idle.wakeFully()
+		return
+	}
+	// S5: register as sleeping, in one CAS that also checks that the JEC has
+	// not moved since we got sleepy.
+	for {
+		c := s.counters.load()
+		if c.jec() != idle.jec {
+			// A job was posted since we announced ourselves sleepy, and our
+			// last search missed it: search again, then get sleepy again.
+			w.mu.Unlock()
+			s.wakePartly(idle)
+			latch.WakeUp()
+			return
+		}
+		if s.counters.tryAddSleepingThread(c) {
+			break
+		}
+	}
+	// S6: fence F2. Pairs with fence F1 in NewInjectedJobs: either a poster's
+	// F1 comes first and its push is visible to the hasInjectedJobs read
+	// below, or this F2 comes first and our sleeping increment is visible to
+	// the poster's read of the counters, and it wakes us.
+	seqCstFence()
+	// S7: the final injector check (it covers a JEC rollover; doc.go).
+	if hasInjectedJobs() {
+		// Nobody will wake us for this job: take ourselves off the count.
+		s.counters.subSleepingThread()
+		w.mu.Unlock()
+	} else {
+		// S8: commit, then park until a waker clears isBlocked.
+		w.isBlocked = true
+		w.mu.Unlock()
+		for {
+			w.parker.Park()
+			w.mu.Lock()
+			blocked := w.isBlocked
+			w.mu.Unlock()
+			if !blocked {
+				break
+			}
+		}
+	}
+	idle.wakeFully()
+	latch.WakeUp()
+}
+
+// NotifyWorkerLatchIsSet wakes worker if it is asleep. Call it after
+// CoreLatch.Set reported that the worker was Sleeping.
+func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
+	s.wakeSpecificThread(worker)
+}
+
+// NewInternalJobs is called after a worker pushed n jobs onto its own deque;
+// queueWasEmpty says whether the deque was empty before. Needs no fence: an
+// internal job missed by a worker going to sleep is still run by its poster.
+func (s *Sleep) NewInternalJobs(n int, queueWasEmpty bool) {
+	s.newJobs(n, queueWasEmpty)
+}
+
+// NewInjectedJobs is called after n jobs were pushed onto the injector from
+// outside the pool; queueWasEmpty says whether it was empty before.
+func (s *Sleep) NewInjectedJobs(n int, queueWasEmpty bool) {
+	// P2: fence F1, after the push (P1) and before reading the counters (P3).
+	// Pairs with fence F2 in sleep, between the sleeping increment and the
+	// final injector check.
+	seqCstFence()
+	s.newJobs(n, queueWasEmpty)
+}
+
+// newJobs is steps P3-P4 of posting work (doc.go).
+func (s *Sleep) newJobs(n int, queueWasEmpty bool) {
+	if n <= 0 {
+		return
+	}
+	// P3: tell sleepy workers that work was posted (even -> odd), and read
+	// the counters in the same atomic operation.
+	c := s.counters.incrementJECIf(jecIsSleepy)
+	sleepers := c.sleepingThreads()
+	if sleepers == 0 {
+		return // nobody to wake: no lock, no syscall
+	}
+	// P4: wake only as many sleepers as the awake-but-idle workers cannot
+	// absorb. If the queue already held work, those idle workers evidently
+	// are not keeping up: wake one per job.
+	jobs := uint32(min(n, MaxWorkers))
+	idle := c.awakeButIdleThreads()
+	switch {
+	case !queueWasEmpty:
+		s.wakeAnyThreads(min(jobs, sleepers))
+	case idle < jobs:
+		s.wakeAnyThreads(min(jobs-idle, sleepers))
+	}
+}
+
+// wakeAnyThreads wakes up to n sleeping workers, scanning from worker 0.
+func (s *Sleep) wakeAnyThreads(n uint32) {
+	if n == 0 {
+		return
+	}
+	for i := range s.workers {
+		if s.wakeSpecificThread(i) {
+			n--
+			if n == 0 {
+				return
+			}
+		}
+	}
+}
+
+// wakeSpecificThread wakes worker i if it is blocked and reports whether it
+// did. The waker, not the sleeper, takes the worker off the sleeping count, so
+// that posters stop counting it as asleep at once, not 30 µs later when it
+// runs.
+func (s *Sleep) wakeSpecificThread(i int) bool {
+	w := &s.workers[i]
+	w.mu.Lock()
+	if !w.isBlocked {
+		w.mu.Unlock()
+		return false
+	}
+	w.isBlocked = false
+	s.counters.subSleepingThread()
+	w.mu.Unlock()
+	// Outside mu: the worker, if it returns from Park early, re-reads
+	// isBlocked under mu and leaves; a token left over makes one of its later
+	// Parks return at once, and that loop re-checks isBlocked.
+	w.parker.Unpark()
+	return true
+}
