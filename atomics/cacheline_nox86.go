@@ -1,0 +1,8 @@
+//go:build !386 && !amd64
+
+package atomics
+
+// cpuidLineSize: there is no trustworthy CPUID-style source off x86 (cpuid/v2
+// reports a hard-coded 64 on arm64, where Apple and several server cores use
+// 128-byte lines), so nothing is detected here.
+func cpuidLineSize() (int, bool) { return 0, false }
