@@ -19,12 +19,14 @@ const (
 	// one core, then the other cores of its L2 group, then of its L3 group,
 	// then of its NUMA node and package, then the next. Neighbouring workers
 	// share the most cache; good for fork-join work that passes data along.
+	// Within a node, faster cores (higher cpu_capacity: the big cores of
+	// big.LITTLE, the P-cores of hybrid x86) are filled first.
 	PolicyCompact
 	// PolicyScatter spreads workers as far apart as possible: across
-	// packages, then NUMA nodes, L3 groups, L2 groups and cores, and only
-	// when every allowed core has a worker, onto second SMT threads. Each
-	// worker gets the most cache and memory bandwidth to itself; good for
-	// independent, memory-bound tasks.
+	// packages, then NUMA nodes, capacity classes, L3 groups, L2 groups and
+	// cores, and only when every allowed core has a worker, onto second SMT
+	// threads. Each worker gets the most cache and memory bandwidth to
+	// itself; good for independent, memory-bound tasks.
 	PolicyScatter
 )
 
@@ -144,17 +146,23 @@ func assign(order []int, workers int, what string) Placement {
 	return pl
 }
 
-// placeKey locates a CPU in the hierarchy, outermost level first. Each level
-// is named by a group's lowest CPU (or the kernel id for packages and nodes),
-// so equal keys mean the same group.
-func (t *Topology) placeKey(cpu int) [6]int {
+// placeLevels is the number of hierarchy levels in a placeKey.
+const placeLevels = 7
+
+// placeKey locates a CPU in the hierarchy, outermost level first: package,
+// NUMA node, capacity class, die, L3 group, L2 group, core. Each level is
+// named by the kernel id (package, node, die), a group's lowest CPU (caches,
+// core) or the negated capacity (so that faster cores sort first on
+// big.LITTLE and hybrid parts); equal keys mean the same group.
+func (t *Topology) placeKey(cpu int) [placeLevels]int {
 	c, ok := t.CPU(cpu)
 	if !ok {
-		return [6]int{-1, -1, -1, -1, -1, cpu}
+		return [placeLevels]int{-1, -1, 0, -1, -1, -1, cpu}
 	}
-	return [6]int{
+	return [placeLevels]int{
 		c.Package,
 		c.Node,
+		-c.Capacity,
 		c.Die,
 		t.SharedCache(cpu, 3).Min(),
 		t.SharedCache(cpu, 2).Min(),
@@ -166,7 +174,7 @@ func (t *Topology) placeKey(cpu int) [6]int {
 // L2 group, L3 group, die, node and package before moving on.
 func (t *Topology) compactOrder(cpus CPUSet) []int {
 	order := cpus.List()
-	keys := make(map[int][6]int, len(order))
+	keys := make(map[int][placeLevels]int, len(order))
 	for _, c := range order {
 		keys[c] = t.placeKey(c)
 	}
@@ -191,7 +199,7 @@ func (t *Topology) scatterOrder(cpus CPUSet) []int {
 	byRank := map[int][]int{}
 	maxRank := 0
 	for _, c := range cpus.List() {
-		threads := cpus.Intersect(NewCPUSet(c))
+		threads := NewCPUSet(c)
 		if cc, ok := t.CPU(c); ok {
 			threads = cc.Threads.Intersect(cpus)
 		}
@@ -215,7 +223,7 @@ func (t *Topology) scatterOrder(cpus CPUSet) []int {
 // level (an index into placeKey), each group ordered the same way one level
 // down.
 func (t *Topology) interleave(cpus []int, level int) []int {
-	if len(cpus) <= 1 || level == 6 {
+	if len(cpus) <= 1 || level == placeLevels {
 		return cpus
 	}
 	groups := map[int][]int{}

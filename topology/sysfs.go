@@ -44,6 +44,7 @@ func DetectFrom(fsys fs.FS, allowed CPUSet) *Topology {
 	d.allowed(allowed)
 	d.cpus()
 	d.nodes()
+	d.inherit()
 	d.group()
 	d.t.Degraded = d.notes.list()
 	return d.t
@@ -135,10 +136,16 @@ func (d *detector) readList(name string) (CPUSet, error) {
 }
 
 // why shortens an error for a reason: "missing" for a file that is not there,
-// the error text otherwise.
+// "unreadable (...)" for one that cannot be opened or read, the error text
+// (which names the file) for one that does not parse. The path is left out of
+// the first two so that one reason covers many CPUs.
 func why(err error) string {
-	if errors.Is(err, fs.ErrNotExist) {
+	var pe *fs.PathError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "missing"
+	case errors.As(err, &pe):
+		return "unreadable (" + pe.Err.Error() + ")"
 	}
 	return err.Error()
 }
@@ -446,6 +453,25 @@ func parseDistances(s string, nodes int) ([]int, error) {
 		out[i] = n
 	}
 	return out, nil
+}
+
+// inherit gives a CPU whose package is unknown the package of an SMT sibling
+// that knows it: the threads of one core cannot sit in different packages.
+func (d *detector) inherit() {
+	t := d.t
+	for i := range t.CPUs {
+		c := &t.CPUs[i]
+		if c.Package >= 0 {
+			continue
+		}
+		for _, s := range c.Threads.List() {
+			if sc, ok := t.CPU(s); ok && sc.Package >= 0 {
+				c.Package = sc.Package
+				d.notes.addCPU("package taken from an SMT sibling", c.ID)
+				break
+			}
+		}
+	}
 }
 
 // group derives Packages, Dies, Clusters and Cores from the per-CPU ids.
