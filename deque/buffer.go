@@ -1,0 +1,33 @@
+package deque
+
+// buffer is one ring of slots. Its capacity is a power of two; logical index
+// i (a uint64 that only grows, and may wrap) lives in slots[i&mask].
+//
+// Who touches a buffer:
+//   - the owner writes slots (release store) while the buffer is current, and
+//     reads them back in Pop (plain reads of its own stores);
+//   - thieves read slots (atomic load) of whichever buffer they loaded, even
+//     one that has since been replaced;
+//   - once replaced by grow, a buffer is never written again and never
+//     reused; the garbage collector frees it when the last thief holding it
+//     lets go. That is what makes a thief's read of a stale buffer harmless:
+//     the slot still holds the element it held when the buffer was current,
+//     and the thief's re-check and CAS decide whether that read counts.
+//
+// Slots hold integers, never Go pointers, so writing them from assembly
+// skips no GC write barrier, and the owner's Push allocates nothing until the
+// ring is full.
+type buffer struct {
+	mask  uint64   // len(slots) - 1; immutable
+	slots []uint64 // len is a power of two; immutable slice header
+}
+
+func newBuffer(capacity int) *buffer {
+	return &buffer{mask: uint64(capacity) - 1, slots: make([]uint64, capacity)}
+}
+
+// at returns the slot of logical index i.
+func (b *buffer) at(i uint64) *uint64 { return &b.slots[i&b.mask] }
+
+// capacity is the number of slots.
+func (b *buffer) capacity() uint64 { return b.mask + 1 }

@@ -1,0 +1,13 @@
+//go:build !amd64 || race
+
+package deque
+
+import "sync/atomic"
+
+// storeRelease stores an index or a slot with (at least) release ordering.
+//
+// Everywhere but amd64 it is atomic.StoreUint64. On arm64 that is an inlined
+// STLR, the very instruction atomics.StoreRelease64 would execute after a
+// CALL, so the assembly cannot win there. Under -race it must be sync/atomic
+// so that the detector sees the publication.
+func storeRelease(p *uint64, v uint64) { atomic.StoreUint64(p, v) }

@@ -1,0 +1,72 @@
+package deque
+
+import (
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/atomics"
+)
+
+// Steal removes and returns the oldest element (FIFO). Any goroutine. It
+// returns Success with the element, Empty if there was none, or Retry if it
+// lost a race and took nothing.
+func (d *Deque[T]) Steal() (T, Status) {
+	v, r := d.steal()
+	return v, r.status()
+}
+
+// stealOutcome says how a steal ended; the tests count the rare ones.
+type stealOutcome uint8
+
+const (
+	stealEmpty       stealOutcome = iota
+	stealSuccess                  // took the element at top
+	stealLostCAS                  // another thief, or the owner's Pop of the last element, moved top first
+	stealBufferMoved              // the owner replaced the ring while we read from it
+)
+
+func (r stealOutcome) status() Status {
+	switch r {
+	case stealEmpty:
+		return Empty
+	case stealSuccess:
+		return Success
+	}
+	return Retry
+}
+
+func (d *Deque[T]) steal() (T, stealOutcome) {
+	var zero T
+	// S1. Load top (acquire).
+	t := atomic.LoadUint64(&d.top)
+	// S2. Full fence between the loads of top and bottom; pairs with the
+	// owner's store-then-fence of bottom in Pop (O1). Without it a thief and
+	// the owner could each miss the other's update and both take the last
+	// element.
+	atomics.SeqCstFence()
+	// S3. Load bottom (acquire). Pairs with Push's release store of bottom
+	// (P2): every slot below the bottom we see has been written.
+	b := atomic.LoadUint64(&d.bottom)
+	if int64(b-t) <= 0 {
+		return zero, stealEmpty
+	}
+	// S4. Load the ring (acquire; pairs with grow's publication G1). It is
+	// loaded after bottom, so it is at least as new as the ring the slot at
+	// t was written to.
+	buf := d.buf.Load()
+	// S5. Read the element. Atomic: the owner may be overwriting this slot
+	// with a later index if our t is stale (then S7 fails).
+	v := atomic.LoadUint64(buf.at(t))
+	// S6. Re-check the ring (crossbeam-deque's fix for CVE-2021-32810). If
+	// the owner published a new ring since S4, later elements live only
+	// there; the value read from the old ring may still be right, but we do
+	// not let a decision rest on a ring that is no longer current.
+	if d.buf.Load() != buf {
+		return zero, stealBufferMoved
+	}
+	// S7. Claim index t. Pairs with other thieves' S7 and the owner's O3:
+	// exactly one of them moves top from t to t+1 and owns element t.
+	if !atomic.CompareAndSwapUint64(&d.top, t, t+1) {
+		return zero, stealLostCAS
+	}
+	return T(v), stealSuccess
+}

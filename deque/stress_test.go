@@ -1,0 +1,230 @@
+package deque
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// watchdog bounds every wait in these tests: a round that has not finished
+// after this long fails with every goroutine's stack instead of hanging.
+const watchdog = 30 * time.Second
+
+func waitOrDump(t *testing.T, what string, wg *sync.WaitGroup) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(watchdog):
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("watchdog: %s not finished after %v\n%s", what, watchdog, buf)
+	}
+}
+
+// rarePaths counts the interleavings the stress test exists to produce.
+type rarePaths struct {
+	popWonLast       atomic.Int64 // owner's CAS won the last element against a thief
+	popLostLast      atomic.Int64 // a thief's CAS won the last element against the owner
+	popLostRace      atomic.Int64 // thieves emptied the deque between the owner's first look and its fence
+	stealLostCAS     atomic.Int64 // a steal returned Retry because top moved under it
+	stealBufferMoved atomic.Int64 // a steal returned Retry because the owner grew the ring under it
+	growths          atomic.Int64
+}
+
+func (r *rarePaths) String() string {
+	return fmt.Sprintf("popWonLast=%d popLostLast=%d popLostRace=%d stealLostCAS=%d stealBufferMoved=%d growths=%d",
+		r.popWonLast.Load(), r.popLostLast.Load(), r.popLostRace.Load(),
+		r.stealLostCAS.Load(), r.stealBufferMoved.Load(), r.growths.Load())
+}
+
+// allSeen reports whether every rare path the test asserts has run. (A
+// popWonLast is "won against a thief" only when thieves were active, which
+// the test cannot tell from the outcome; it is always reachable, so it is
+// counted but the interesting last-element outcome is popLostLast.)
+func (r *rarePaths) allSeen() bool {
+	return r.popWonLast.Load() > 0 && r.popLostLast.Load() > 0 &&
+		r.stealLostCAS.Load() > 0 && r.stealBufferMoved.Load() > 0
+}
+
+// TestStress runs one owner and N thieves (N = 1..4) on deques that start
+// with 2 slots and grow several times, with indexes starting at 0 and just
+// below 2^64. The owner pushes items 1..n in bursts and pops some after each
+// burst; thieves steal until the owner is done and the deque is empty. At
+// the end every item must have been taken exactly once (per-item count,
+// total count and sum).
+//
+// In full mode with GOMAXPROCS >= 2, rounds repeat until every rare path has
+// run (the owner losing the last element to a thief and winning it, a steal
+// retrying after a lost CAS, a steal retrying after a ring swap), up to a
+// bound, and the test fails if one never did. With GOMAXPROCS=1 goroutines
+// interleave only at preemption points, milliseconds apart, so windows a few
+// instructions wide are hit by chance at best: the counts are logged, not
+// asserted.
+func TestStress(t *testing.T) {
+	items, minRounds, maxRounds := 20000, 8, 1000
+	if testing.Short() {
+		items, minRounds, maxRounds = 2000, 4, 4
+	}
+	parallel := runtime.GOMAXPROCS(0) >= 2
+	if !parallel {
+		maxRounds = minRounds
+	}
+	var rare rarePaths
+	rounds := 0
+	for ; rounds < maxRounds && (rounds < minRounds || !rare.allSeen()); rounds++ {
+		thieves := 1 + rounds%4
+		start := uint64(0)
+		if rounds%2 == 1 {
+			start = math.MaxUint64 - uint64(items)/2 // wraps mid-round
+		}
+		stressRound(t, &rare, uint64(rounds), thieves, start, items)
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("GOMAXPROCS=%d, %d rounds of %d items: %v", runtime.GOMAXPROCS(0), rounds, items, &rare)
+	if testing.Short() || !parallel {
+		return
+	}
+	if !rare.allSeen() {
+		t.Errorf("after %d rounds a rare path never ran: %v", rounds, &rare)
+	}
+}
+
+func stressRound(t *testing.T, rare *rarePaths, seed uint64, thieves int, start uint64, items int) {
+	d := newAt[uint64](2, start)
+	seen := make([]atomic.Uint32, items+1) // seen[v]: how many times item v was taken
+	var (
+		count, sum atomic.Uint64
+		ownerDone  atomic.Bool
+		running    atomic.Int32 // thieves past the start barrier
+		ready, wg  sync.WaitGroup
+		go_        = make(chan struct{})
+	)
+	take := func(v uint64) {
+		if v == 0 || v > uint64(items) {
+			t.Errorf("took %d, never pushed (items are 1..%d)", v, items)
+			return
+		}
+		seen[v].Add(1)
+		count.Add(1)
+		sum.Add(v)
+	}
+
+	ready.Add(1 + thieves)
+	wg.Add(1 + thieves)
+	go func() { // the owner
+		defer wg.Done()
+		rng := rand.New(rand.NewPCG(seed, 0x5eed))
+		ready.Done()
+		<-go_
+		// Second half of the start barrier: begin only once every thief is
+		// running, so the early growths (2 -> 4 -> 8 ...) happen under
+		// steals, not before the thieves have woken up.
+		for running.Load() < int32(thieves) {
+			runtime.Gosched()
+		}
+		capacity := d.buf.Load().capacity()
+		next := uint64(1)
+		for next <= uint64(items) {
+			// Mostly short bursts that keep the deque near empty (the
+			// last-element race), sometimes a long one (growth while
+			// thieves are reading).
+			// Half the bursts are a single push then a pop of it: the
+			// owner's pop of the last element while thieves go for it.
+			burst := 1
+			switch r := rng.IntN(32); {
+			case r == 0:
+				burst = 1 + rng.IntN(256)
+			case r < 16:
+				burst = 1 + rng.IntN(8)
+			}
+			for i := 0; i < burst && next <= uint64(items); i++ {
+				d.Push(next)
+				next++
+			}
+			if c := d.buf.Load().capacity(); c != capacity {
+				rare.growths.Add(1)
+				capacity = c
+			}
+			pops := rng.IntN(burst + 2)
+			if burst == 1 {
+				pops = 1
+			}
+			for range pops {
+				v, o := d.pop()
+				switch o {
+				case popTook:
+					take(v)
+				case popWonLast:
+					take(v)
+					rare.popWonLast.Add(1)
+				case popLostLast:
+					rare.popLostLast.Add(1)
+				case popLostRace:
+					rare.popLostRace.Add(1)
+				}
+			}
+		}
+		for {
+			v, o := d.pop()
+			if o < popTook {
+				break
+			}
+			take(v)
+		}
+		ownerDone.Store(true)
+	}()
+	for range thieves {
+		go func() {
+			defer wg.Done()
+			ready.Done()
+			<-go_
+			running.Add(1)
+			for {
+				finished := ownerDone.Load() // read before the steal: Empty after this is final
+				v, o := d.steal()
+				switch o {
+				case stealSuccess:
+					take(v)
+				case stealLostCAS:
+					rare.stealLostCAS.Add(1)
+				case stealBufferMoved:
+					rare.stealBufferMoved.Add(1)
+				case stealEmpty:
+					if finished {
+						return
+					}
+					runtime.Gosched() // let the owner run when GOMAXPROCS is small
+				}
+			}
+		}()
+	}
+	waitOrDump(t, "start barrier", &ready)
+	close(go_)
+	waitOrDump(t, fmt.Sprintf("round %d (%d thieves)", seed, thieves), &wg)
+
+	n := uint64(items)
+	if got := count.Load(); got != n {
+		t.Errorf("round %d: %d items taken, want %d", seed, got, n)
+	}
+	if got, want := sum.Load(), n*(n+1)/2; got != want {
+		t.Errorf("round %d: checksum %d, want %d", seed, got, want)
+	}
+	for v := 1; v <= items; v++ {
+		if c := seen[v].Load(); c != 1 {
+			t.Errorf("round %d: item %d taken %d times", seed, v, c)
+			break
+		}
+	}
+	if !d.IsEmpty() {
+		t.Errorf("round %d: deque not empty at the end: Len %d", seed, d.Len())
+	}
+}
