@@ -130,7 +130,7 @@ func render(w io.Writer, t *topology.Topology, source string, pl topology.Placem
 		fmt.Fprintf(w, "  - %s\n", r)
 	}
 
-	fmt.Fprintf(w, "\nPlacement of %d workers, %s:\n", len(pl.CPUs), what)
+	fmt.Fprintf(w, "\nPlacement of %s, %s:\n", plural(len(pl.CPUs), "worker"), what)
 	for i, c := range pl.CPUs {
 		if c < 0 {
 			fmt.Fprintf(w, "  worker %d: unpinned\n", i)
@@ -178,12 +178,15 @@ func renderIdentity(w io.Writer, id topology.Identity) {
 type level struct {
 	key   func(t *topology.Topology, c topology.CPU) (int, bool)
 	label func(t *topology.Topology, c topology.CPU, set topology.CPUSet) string
+	// onlyIfSplit skips the level when all CPUs of the parent fall in one
+	// group (a NUMA node level on a one-node package says nothing).
+	onlyIfSplit bool
 }
 
 var levels = []level{
 	{ // package
-		func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Package, true },
-		func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
+		key: func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Package, true },
+		label: func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
 			id := "?"
 			if c.Package >= 0 {
 				id = fmt.Sprint(c.Package)
@@ -191,20 +194,27 @@ var levels = []level{
 			return fmt.Sprintf("Package %s (%s)", id, cpuList(set))
 		},
 	},
+	{ // NUMA node, where a package holds several (AMD NPS2/NPS4, Intel SNC)
+		key: func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Node, c.Node >= 0 },
+		label: func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
+			return fmt.Sprintf("NUMA node %d (%s)", c.Node, cpuList(set))
+		},
+		onlyIfSplit: true,
+	},
 	{ // die
-		func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Die, c.Die >= 0 },
-		func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
+		key: func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Die, c.Die >= 0 },
+		label: func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
 			return fmt.Sprintf("Die %d", c.Die)
 		},
 	},
-	{cacheKey(3), cacheLabel(3)},
-	{cacheKey(2), cacheLabel(2)},
+	{key: cacheKey(3), label: cacheLabel(3)},
+	{key: cacheKey(2), label: cacheLabel(2)},
 	{ // core
-		func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Threads.Min(), true },
-		func(t *topology.Topology, c topology.CPU, set topology.CPUSet) string {
-			s := "Core"
+		key: func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.Threads.Min(), true },
+		label: func(t *topology.Topology, c topology.CPU, set topology.CPUSet) string {
+			s := "Core ?"
 			if c.Core >= 0 {
-				s += fmt.Sprintf(" %d", c.Core)
+				s = fmt.Sprintf("Core %d", c.Core)
 			}
 			if c.Cluster >= 0 {
 				s += fmt.Sprintf(" (cluster %d)", c.Cluster)
@@ -222,8 +232,8 @@ var levels = []level{
 		},
 	},
 	{ // PU
-		func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.ID, true },
-		func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
+		key: func(_ *topology.Topology, c topology.CPU) (int, bool) { return c.ID, true },
+		label: func(_ *topology.Topology, c topology.CPU, set topology.CPUSet) string {
 			s := fmt.Sprintf("PU %d", c.ID)
 			if c.Node >= 0 {
 				s += fmt.Sprintf(" node %d", c.Node)
@@ -281,7 +291,7 @@ func tree(w io.Writer, t *topology.Topology, set topology.CPUSet, lv int, indent
 		}
 		groups[k] = append(groups[k], id)
 	}
-	if !known {
+	if !known || (l.onlyIfSplit && len(keys) == 1) {
 		tree(w, t, set, lv+1, indent)
 		return
 	}
