@@ -35,9 +35,20 @@ func (r stealOutcome) status() Status {
 }
 
 func (d *Deque[T]) steal() (T, stealOutcome) {
-	var zero T
+	t, buf, v, o := d.stealRead()
+	if o != stealSuccess {
+		return T(v), o
+	}
+	return d.stealClaim(t, buf, v)
+}
+
+// stealRead is steps S1-S5: it finds the oldest element and reads it
+// without claiming it. stealEmpty, or stealSuccess with the index, the ring
+// it read from and the value. (Split from stealClaim so that tests can run
+// the owner between the two halves and reach the retry paths on purpose.)
+func (d *Deque[T]) stealRead() (t uint64, buf *buffer, v uint64, o stealOutcome) {
 	// S1. Load top (acquire).
-	t := atomic.LoadUint64(&d.top)
+	t = atomic.LoadUint64(&d.top)
 	// S2. Full fence between the loads of top and bottom; pairs with the
 	// owner's store-then-fence of bottom in Pop (O1). Without it a thief and
 	// the owner could each miss the other's update and both take the last
@@ -47,15 +58,22 @@ func (d *Deque[T]) steal() (T, stealOutcome) {
 	// (P2): every slot below the bottom we see has been written.
 	b := atomic.LoadUint64(&d.bottom)
 	if int64(b-t) <= 0 {
-		return zero, stealEmpty
+		return 0, nil, 0, stealEmpty
 	}
 	// S4. Load the ring (acquire; pairs with grow's publication G1). It is
 	// loaded after bottom, so it is at least as new as the ring the slot at
 	// t was written to.
-	buf := d.buf.Load()
+	buf = d.buf.Load()
 	// S5. Read the element. Atomic: the owner may be overwriting this slot
 	// with a later index if our t is stale (then S7 fails).
-	v := atomic.LoadUint64(buf.at(t))
+	v = atomic.LoadUint64(buf.at(t))
+	return t, buf, v, stealSuccess
+}
+
+// stealClaim is steps S6-S7: it decides whether the value stealRead read
+// from ring buf at index t is ours.
+func (d *Deque[T]) stealClaim(t uint64, buf *buffer, v uint64) (T, stealOutcome) {
+	var zero T
 	// S6. Re-check the ring (crossbeam-deque's fix for CVE-2021-32810). If
 	// the owner published a new ring since S4, later elements live only
 	// there; the value read from the old ring may still be right, but we do
@@ -69,4 +87,36 @@ func (d *Deque[T]) steal() (T, stealOutcome) {
 		return zero, stealLostCAS
 	}
 	return T(v), stealSuccess
+}
+
+// maxBatch bounds how many elements one StealBatch moves.
+const maxBatch = 32
+
+// StealBatch steals about half of d's elements (at most 32): it returns the
+// oldest one, like Steal, and pushes the others onto dst, oldest first. The
+// caller must be dst's owner. Status is that of the first steal: Empty or
+// Retry mean nothing was moved. It panics if dst == d.
+//
+// Each element is taken with its own Steal protocol (S1-S7), as
+// crossbeam-deque does for a LIFO owner: the owner may be popping from the
+// other end at the same time, so claiming a range with one CAS on top could
+// claim an element the owner has already popped. The batch saves the
+// caller's round trips through its victim selection, not the CASes.
+func (d *Deque[T]) StealBatch(dst *Deque[T]) (T, Status) {
+	if dst == d {
+		panic("deque: StealBatch with dst == the deque it steals from")
+	}
+	n := d.Len() // before the first steal: that one takes the oldest
+	first, r := d.steal()
+	if r != stealSuccess {
+		return first, r.status()
+	}
+	for moved := 1; moved < min((n+1)/2, maxBatch); moved++ {
+		v, r := d.steal()
+		if r != stealSuccess {
+			break
+		}
+		dst.Push(v)
+	}
+	return first, Success
 }
