@@ -1,0 +1,82 @@
+package blitz
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// fibJoins is the number of joins fib(n) makes: one per call with n >= 2,
+// that is fib(n+1) - 1.
+func fibJoins(n int) int { return seqFib(n+1) - 1 }
+
+// seqFibTime measures sequential fib(n) (best of five runs) for the x-seq
+// ratio, in the same process and moment as the parallel runs.
+func seqFibTime(n int) time.Duration {
+	best := time.Duration(1 << 62)
+	for i := 0; i < 5; i++ {
+		t0 := time.Now()
+		sink = seqFib(n)
+		if d := time.Since(t0); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+var sink int
+
+// BenchmarkFib is fib(n) with a join at every level (no sequential cutoff):
+// the pure cost of a join. ns/join is the time per op divided by the joins
+// of one fib(n); x-seq is the time per op over sequential fib(n) measured
+// just before. The loop runs inside one Do, so the per-op cost is the joins
+// alone (entering the pool is measured by BenchmarkDo).
+func BenchmarkFib(b *testing.B) {
+	forms := []struct {
+		name string
+		fib  func(*Worker, int) int
+	}{{"args", fibArgs}, {"closure", fibClosure}}
+	for _, n := range []int{30, 32} {
+		seq := seqFibTime(n)
+		for _, form := range forms {
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("n=%d/form=%s/workers=%d", n, form.name, workers), func(b *testing.B) {
+					p, err := New(WithWorkers(workers))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					b.ReportAllocs()
+					Do(p, func(w *Worker) int {
+						form.fib(w, n) // warm up: frames, deques, stacks
+						for b.Loop() {
+							sink = form.fib(w, n)
+						}
+						return 0
+					})
+					perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(perOp/float64(fibJoins(n)), "ns/join")
+					b.ReportMetric(perOp/float64(seq.Nanoseconds()), "x-seq")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkDo is a round trip into the pool from outside: inject, wake a
+// worker, run an empty function, wake the caller.
+func BenchmarkDo(b *testing.B) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p, err := New(WithWorkers(workers))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				Do(p, func(*Worker) int { return 1 })
+			}
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package blitz
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// Go submits fn to run once on some worker, and returns without waiting.
+// Submission is FIFO with respect to other submissions and is safe from any
+// goroutine, including tasks of the pool. It returns an error matching
+// ErrClosed once Close has begun, and then fn never runs; if it returns nil,
+// fn will run before Close returns.
+//
+// A panic in fn goes to the panic handler (WithPanicHandler), and the worker
+// goes on; without a handler it crashes the program, as a panic in a plain
+// goroutine does, reporting fn's own stack. A Goexit in fn ends fn only. A
+// nil fn panics.
+func (p *Pool) Go(fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: Go with a nil function")
+	}
+	return p.inject(goJob(fn))
+}
+
+// goJob is an injected fire-and-forget task. A func is pointer-shaped, so
+// converting it to a runner interface allocates nothing.
+type goJob func(*Worker)
+
+func (g goJob) run(w *Worker) {
+	p := w.pool
+	ok := false
+	defer func() {
+		if !ok {
+			if v := recover(); v != nil {
+				pe := newPanicError(v)
+				if h := p.panicHandler; h != nil {
+					h(pe.Value, pe.Stack)
+				} else {
+					// Crash as an unrecovered panic in a goroutine of its
+					// own would, with the task's stack in the report;
+					// re-panicking here instead would unwind into joins
+					// this worker was helping and be caught by them.
+					go crash(pe)
+				}
+			}
+		}
+		p.rootDone()
+	}()
+	g(w)
+	ok = true
+}
+
+// crash ends the program with an unrecovered panic.
+func crash(pe *PanicError) { panic(pe) }
+
+// Run runs fn on a worker of p and waits for it. The calling goroutine blocks
+// without burning CPU; any number of goroutines may call Run at once.
+//
+// Run is for goroutines outside the pool. Code already running on a worker
+// has its *Worker: it calls fn(w) directly, or RunFrom to enter another pool
+// while its worker keeps serving its own pool. Calling Run from a task of p
+// blocks that worker while another one runs fn; if every worker does so, the
+// pool deadlocks (a one-worker pool at once), like a mutex locked twice.
+//
+// A panic in fn (or in work it forks) is re-panicked in the caller as a
+// *PanicError carrying the original stack; a Goexit in fn makes the caller's
+// goroutine exit too. After Close has begun, Run panics with an error
+// wrapping ErrClosed. A nil fn panics.
+func (p *Pool) Run(fn func(w *Worker)) {
+	if fn == nil {
+		panic("blitz: Run with a nil function")
+	}
+	Do(p, func(w *Worker) struct{} { fn(w); return struct{}{} })
+}
+
+// Do runs fn on a worker of p, waits for it and returns its result. It is Run
+// with a result; the same rules apply.
+func Do[T any](p *Pool, fn func(w *Worker) T) T {
+	if fn == nil {
+		panic("blitz: Do with a nil function")
+	}
+	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	if err := p.inject(j); err != nil {
+		panic(fmt.Errorf("blitz: Do: %w", err))
+	}
+	<-j.done
+	return j.outcome()
+}
+
+// RunFrom runs fn on a worker of p and waits for it, called by code running
+// on worker w (of any pool). If w belongs to p, fn runs inline on w.
+// Otherwise fn is injected into p and w, instead of blocking, keeps running
+// its own pool's work while it waits, and sleeps when there is none, woken
+// when fn is done — so pools can call each other without deadlock. A nil w
+// makes RunFrom the same as Run. Panic and Goexit rules are Run's.
+func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
+	if fn == nil {
+		panic("blitz: RunFrom with a nil function")
+	}
+	DoFrom(w, p, func(w *Worker) struct{} { fn(w); return struct{}{} })
+}
+
+// DoFrom is RunFrom with a result.
+func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
+	if fn == nil {
+		panic("blitz: DoFrom with a nil function")
+	}
+	if w == nil {
+		return Do(p, fn)
+	}
+	if w.pool == p {
+		return callInline(w, fn)
+	}
+	j := &callJob[T]{fn: fn, waiter: w}
+	if err := p.inject(j); err != nil {
+		panic(fmt.Errorf("blitz: DoFrom: %w", err))
+	}
+	w.waitUntil(&j.latch, waitCall)
+	return j.outcome()
+}
+
+// callInline runs fn on w with Do's panic shape (*PanicError).
+func callInline[T any](w *Worker, fn func(*Worker) T) T {
+	ok := false
+	defer func() {
+		if !ok {
+			if v := recover(); v != nil {
+				panic(newPanicError(v))
+			}
+		}
+	}()
+	r := fn(w)
+	ok = true
+	return r
+}
+
+// callJob is an injected task whose caller waits: an outside goroutine
+// blocked on done, or a worker of another pool (waiter) waiting on latch.
+type callJob[T any] struct {
+	fn       func(*Worker) T
+	result   T           // written by the worker before the signal
+	panicked *PanicError // likewise
+	goexit   bool        // likewise
+	done     chan struct{}
+	latch    sleep.CoreLatch
+	waiter   *Worker
+}
+
+func (j *callJob[T]) run(w *Worker) {
+	p := w.pool
+	ok := false
+	defer func() {
+		if !ok {
+			if v := recover(); v != nil {
+				j.panicked = newPanicError(v)
+			} else {
+				j.goexit = true
+			}
+		}
+		j.signal()
+		p.rootDone()
+	}()
+	j.result = j.fn(w)
+	ok = true
+}
+
+// signal wakes the waiting caller. For a cross-pool waiter it sets the
+// latch and, if the waiter sleeps on it, wakes it through the waiter's own
+// pool; the waiter's pool and index are read before the Set, after which the
+// waiter may return and drop the job.
+func (j *callJob[T]) signal() {
+	if wt := j.waiter; wt != nil {
+		s, idx := wt.pool.sleep, wt.index
+		if j.latch.Set() {
+			s.NotifyWorkerLatchIsSet(idx)
+		}
+		return
+	}
+	close(j.done)
+}
+
+// outcome returns the result or re-raises the task's panic or Goexit.
+func (j *callJob[T]) outcome() T {
+	if j.panicked != nil {
+		panic(j.panicked)
+	}
+	if j.goexit {
+		runtime.Goexit()
+	}
+	return j.result
+}

@@ -1,0 +1,165 @@
+package blitz
+
+import (
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/atomics"
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// A runner is a job the pool can execute: a join half behind a frame, a
+// spawned scope task, or an injected task.
+type runner interface {
+	run(w *Worker)
+}
+
+// A frame is the shared part of one Join: the second half, published to
+// thieves through the owner's deque as frameRef(owner, depth).
+//
+// Life of a frame at depth d of worker o (one join at a time per frame,
+// because joins nest and depth d is in use until the join at depth d returns):
+//
+//  1. o stores the job (and its argument) into the frame, then pushes the
+//     ref: the deque's release store of the new bottom publishes the frame.
+//  2. Either o pops the ref back (the fast path: nobody else ever saw the
+//     frame, no latch traffic), or exactly one thief wins it with a
+//     successful Steal (whose acquire makes step 1 visible).
+//  3. The thief runs the job, records a panic or a Goexit, then Sets the
+//     latch (a SeqCst swap: releases the result). If the swap found the
+//     owner Sleeping, it wakes it with NotifyWorkerLatchIsSet(owner); owner
+//     and the pool are read into locals before the Set, because from the Set
+//     on the frame belongs to o again and may be reused at once.
+//  4. o, having seen Probe() true (acquire), reads the result, Resets the
+//     latch and may reuse the frame.
+//
+// Invariant: a free frame's latch is Unset. Only a stolen join pays for
+// Reset.
+type frame struct {
+	// latch: Unset while the frame is free or its job is pending or
+	// running; the thief moves it to Set (step 3); the owner moves it
+	// through Sleepy/Sleeping while waiting (sleep protocol) and back to
+	// Unset with Reset after observing Set (step 4).
+	latch sleep.CoreLatch
+	// owner is the index of the worker that owns the frame. Written once
+	// when the frame is created, before any ref to it exists.
+	owner int
+	// job is written by the owner before the push (step 1) and read by the
+	// thief after the steal (step 2). It usually keeps the same dynamic
+	// type at a given depth, and Join reuses it (no allocation).
+	job runner
+	// panicked and goexit are written by the thief before the Set and read
+	// (then cleared) by the owner after it observed the Set.
+	panicked *PanicError
+	goexit   bool
+}
+
+// paddedFrame keeps frames at neighbouring depths on separate cache lines: a
+// thief writes the latch of depth d while the owner works at depth d+1.
+type paddedFrame struct {
+	frame
+	_ [atomics.CacheLineSize - unsafe.Sizeof(frameLayout{})%atomics.CacheLineSize]byte
+}
+
+// frameLayout mirrors frame's layout without naming Worker: the Go type
+// checker rejects unsafe.Sizeof(frame{}) in paddedFrame as a cycle (frame ->
+// runner -> Worker -> frameStack -> paddedFrame). TestFrameLayout checks that
+// the two sizes agree and that paddedFrame fills whole cache lines.
+type frameLayout struct {
+	latch    sleep.CoreLatch
+	owner    int
+	job      [2]unsafe.Pointer
+	panicked unsafe.Pointer
+	goexit   bool
+}
+
+// frameStack is a worker's frames, indexed by join depth. The first chunk is
+// inline (recursive algorithms rarely go deeper than 64 joins); deeper frames
+// live in geometric chunks created by the owner on first use and published
+// with an atomic pointer store before any ref to them is pushed.
+type frameStack struct {
+	first  [chunkBase]paddedFrame
+	chunks [maxChunks]atomic.Pointer[[]paddedFrame] // chunks[0] unused: it is first
+}
+
+func (s *frameStack) init(owner int) {
+	for i := range s.first {
+		s.first[i].owner = owner
+	}
+}
+
+// at returns the frame at depth d; any goroutine holding a ref to it may call
+// it (the chunk exists: the owner created it before pushing the ref).
+func (s *frameStack) at(d uint32) *frame {
+	if d < chunkBase {
+		return &s.first[d].frame
+	}
+	k, off := chunkOf(d)
+	return &(*s.chunks[k].Load())[off].frame
+}
+
+// ownerAt is at for the owner, creating the chunk if needed. The first
+// chunk's case is small enough to inline into Join.
+func (s *frameStack) ownerAt(d uint32, owner int) *frame {
+	if d < chunkBase {
+		return &s.first[d].frame
+	}
+	return s.ownerAtSlow(d, owner)
+}
+
+func (s *frameStack) ownerAtSlow(d uint32, owner int) *frame {
+	k, off := chunkOf(d)
+	c := s.chunks[k].Load()
+	if c == nil {
+		fs := make([]paddedFrame, chunkLen(k))
+		for i := range fs {
+			fs[i].owner = owner
+		}
+		c = &fs
+		s.chunks[k].Store(c)
+	}
+	return &(*c)[off].frame
+}
+
+// argFrame is the job of JoinArgs: a non-capturing function and its argument.
+type argFrame[B, R any] struct {
+	fn     func(*Worker, B) R
+	arg    B
+	result R
+}
+
+func (f *argFrame[B, R]) run(w *Worker) { f.result = f.fn(w, f.arg) }
+
+// fnFrame is the job of Join: a closure.
+type fnFrame[R any] struct {
+	fn     func(*Worker) R
+	result R
+}
+
+func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
+
+// runFrame runs a frame's job on w (a thief, or the owner when it finds its
+// own frame while helping) and completes the frame (step 3 above). A panic is
+// recovered into the frame; a Goexit is recorded and then goes on unwinding
+// w's goroutine, which the pool replaces.
+func (w *Worker) runFrame(f *frame) {
+	p, owner := w.pool, f.owner
+	done := false
+	defer func() {
+		if !done {
+			if v := recover(); v != nil {
+				f.panicked = newPanicError(v)
+			} else {
+				f.goexit = true
+			}
+			if f.latch.Set() {
+				p.sleep.NotifyWorkerLatchIsSet(owner)
+			}
+		}
+	}()
+	f.job.run(w)
+	done = true
+	if f.latch.Set() {
+		p.sleep.NotifyWorkerLatchIsSet(owner)
+	}
+}

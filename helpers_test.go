@@ -1,0 +1,122 @@
+package blitz
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// verifyNone fails t if goroutines leaked.
+func verifyNone(t *testing.T) {
+	t.Helper()
+	goleak.VerifyNone(t)
+}
+
+// watchdogTimeout bounds every wait in the tests. It is generous (race
+// detector, qemu, a loaded 2-vCPU machine): it exists to turn a deadlock into
+// a failure with a goroutine dump, never to measure time.
+const watchdogTimeout = 60 * time.Second
+
+// dumpAll returns every goroutine's stack.
+func dumpAll() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// within runs f on a new goroutine and fails the test with a goroutine dump
+// if it does not return within watchdogTimeout. f must not call t.FailNow.
+func within(t testing.TB, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(watchdogTimeout):
+		t.Fatalf("%s: still running after %v\n%s", what, watchdogTimeout, dumpAll())
+	}
+}
+
+// withPool creates a pool with opts, runs f, closes the pool (under the
+// watchdog) and checks that no goroutine leaked.
+func withPool(t *testing.T, opts []Option, f func(p *Pool)) {
+	t.Helper()
+	defer goleak.VerifyNone(t)
+	p, err := New(opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer within(t, "Close", func() {
+		if err := p.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	f(p)
+}
+
+// doW is Do under the watchdog.
+func doW[T any](t testing.TB, p *Pool, fn func(w *Worker) T) T {
+	t.Helper()
+	var r T
+	within(t, "Do", func() { r = Do(p, fn) })
+	return r
+}
+
+// testParkings lists the backends this system has.
+func testParkings() []Parking {
+	ks := []Parking{ParkingAuto, ParkingPortable, ParkingSpin}
+	if runtime.GOOS == "linux" {
+		ks = append(ks, ParkingFutex)
+	}
+	return ks
+}
+
+// testWorkerCounts are the pool sizes every API is checked at.
+var testWorkerCounts = []int{1, 2, 8}
+
+// eachConfig runs f as a subtest for every backend and worker count.
+func eachConfig(t *testing.T, f func(t *testing.T, p *Pool)) {
+	for _, k := range testParkings() {
+		for _, n := range testWorkerCounts {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
+				withPool(t, []Option{WithParking(k), WithWorkers(n)}, func(p *Pool) { f(t, p) })
+			})
+		}
+	}
+}
+
+// catchPanic runs f and returns what it panicked with (nil if it returned).
+func catchPanic(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
+// exitsGoroutine runs f on a new goroutine and reports whether f ended it
+// with runtime.Goexit (rather than returning).
+func exitsGoroutine(t testing.TB, f func()) bool {
+	t.Helper()
+	returned := false
+	within(t, "goroutine", func() {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f()
+			returned = true
+		}()
+		<-done
+	})
+	return !returned
+}
+
+func seqFib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return seqFib(n-1) + seqFib(n-2)
+}

@@ -1,0 +1,204 @@
+package blitz
+
+import "runtime"
+
+// joinState tracks where a join is, for the deferred cleanup that runs when a
+// half panics or calls runtime.Goexit.
+type joinState uint8
+
+const (
+	joinForked   joinState = iota // b is in the deque or stolen; a is running
+	joinRunningB                  // b was popped back and runs inline
+	joinAwaitB                    // b was stolen; waiting for the thief
+	joinDone                      // both halves finished normally
+)
+
+// JoinArgs runs fa(w, a) and fb(w, b), potentially in parallel, and returns
+// both results. fb is offered to other workers while the calling worker runs
+// fa; if nobody took it, the caller runs it right after. It is the
+// zero-allocation form of Join: when fa and fb do not capture variables
+// (top-level functions, or method expressions) and the same types are joined
+// again at the same depth — as in any recursive algorithm — a join allocates
+// nothing.
+//
+// w must be the Worker handed to the calling function. Both halves always
+// run, even if one panics. If either panics, JoinArgs panics in the caller
+// with a *PanicError holding the original value and stack, after both halves
+// finished; if both panic, fa's panic wins. If a half calls runtime.Goexit,
+// the caller's goroutine exits too, after both halves finished, as if the
+// half had run inline. Nil functions panic.
+func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(*Worker, B) RB, b B) (ra RA, rb RB) {
+	if fa == nil || fb == nil {
+		panic("blitz: Join with a nil function")
+	}
+	d := w.depth
+	f := w.frames.ownerAt(d, w.index)
+	job, ok := f.job.(*argFrame[B, RB])
+	if !ok {
+		job = new(argFrame[B, RB])
+		f.job = job
+	}
+	job.fn, job.arg = fb, b
+	w.depth = d + 1
+	ref := frameRef(w.index, d)
+	w.push(ref)
+	state := joinForked
+	defer func() {
+		if state != joinDone {
+			w.unwindJoin(f, d, state, recover())
+		}
+	}()
+	ra = fa(w, a)
+	if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+		state = joinRunningB
+		w.depth = d
+		rb = fb(w, b)
+		state = joinDone
+		return ra, rb
+	}
+	state = joinAwaitB
+	w.awaitFrame(f)
+	rb = job.result
+	var zero RB
+	job.result = zero
+	w.depth = d
+	state = joinDone
+	w.propagate(f)
+	return ra, rb
+}
+
+// Join runs a(w) and b(w), potentially in parallel, and returns both results.
+// It is JoinArgs for closures: convenient, but a closure that captures
+// variables usually costs a heap allocation to create. See JoinArgs for the
+// panic and Goexit rules.
+func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA, rb RB) {
+	if a == nil || b == nil {
+		panic("blitz: Join with a nil function")
+	}
+	d := w.depth
+	f := w.frames.ownerAt(d, w.index)
+	job, ok := f.job.(*fnFrame[RB])
+	if !ok {
+		job = new(fnFrame[RB])
+		f.job = job
+	}
+	job.fn = b
+	w.depth = d + 1
+	ref := frameRef(w.index, d)
+	w.push(ref)
+	state := joinForked
+	defer func() {
+		if state != joinDone {
+			w.unwindJoin(f, d, state, recover())
+		}
+	}()
+	ra = a(w)
+	if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+		state = joinRunningB
+		w.depth = d
+		rb = b(w)
+		state = joinDone
+		return ra, rb
+	}
+	state = joinAwaitB
+	w.awaitFrame(f)
+	rb = job.result
+	var zero RB
+	job.result = zero
+	w.depth = d
+	state = joinDone
+	w.propagate(f)
+	return ra, rb
+}
+
+// Join runs a(w) and b(w), potentially in parallel, and returns when both
+// are done. It is the result-less convenience form of the Join function,
+// with the same panic and Goexit rules.
+func (w *Worker) Join(a, b func(*Worker)) {
+	if a == nil || b == nil {
+		panic("blitz: Join with a nil function")
+	}
+	JoinArgs(w, callVoid, a, callVoid, b)
+}
+
+// callVoid adapts a result-less function to JoinArgs. It is a plain
+// (non-generic) function, so taking its value allocates nothing.
+func callVoid(w *Worker, f func(*Worker)) struct{} {
+	f(w)
+	return struct{}{}
+}
+
+// reclaim is the slow side of the pop that follows the first half of a join.
+// The joiner's own ref is normally the newest in its deque: every job pushed
+// above it was popped or stolen before the first half returned (joins and
+// scopes finish what they push). reclaim still handles a different ref by
+// running it and popping again, as rayon-core does, so a stray job can never
+// be lost. It reports whether the join's own ref came back.
+func (w *Worker) reclaim(ok bool, r, want jobRef) bool {
+	for ok {
+		if r == want {
+			return true
+		}
+		w.execute(work{ref: r})
+		r, ok = w.deque.Pop()
+	}
+	return false
+}
+
+// awaitFrame waits until the thief that stole f's job has finished it,
+// running other work meanwhile and sleeping when there is none (the thief's
+// Set wakes it). Afterwards the frame is the owner's again, its latch Unset.
+func (w *Worker) awaitFrame(f *frame) {
+	w.stats.bump(&w.stats.joinsStolen)
+	w.waitUntil(&f.latch, waitJoin)
+	f.latch.Reset()
+}
+
+// propagate re-raises in the joiner a panic or Goexit of the stolen half.
+func (w *Worker) propagate(f *frame) {
+	if pe := f.panicked; pe != nil {
+		f.panicked = nil
+		panic(pe)
+	}
+	if f.goexit {
+		f.goexit = false
+		runtime.Goexit()
+	}
+}
+
+// unwindJoin finishes a join whose half panicked (v != nil, already
+// recovered) or called runtime.Goexit (v == nil): it makes sure the second
+// half ran or finished, so the frame is free again, restores the depth, and
+// then re-panics with the first panic, or returns to let the Goexit go on.
+func (w *Worker) unwindJoin(f *frame, d uint32, state joinState, v any) {
+	var pe *PanicError
+	if v != nil {
+		pe = newPanicError(v) // first: the stack still shows the panic
+	}
+	switch state {
+	case joinForked:
+		// a did not finish. b still runs: popped back, or by its thief.
+		ref := frameRef(w.index, d)
+		if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+			w.runFrame(f) // records b's own panic in f, which a's outranks
+			f.latch.Reset()
+		} else {
+			w.awaitFrame(f)
+		}
+	case joinAwaitB:
+		// A Goexit in a job run while helping unwound the wait itself;
+		// the thief still owns the frame.
+		w.waitUntil(&f.latch, waitJoin)
+		f.latch.Reset()
+	case joinRunningB:
+		// b panicked inline; the frame is already free.
+	}
+	if pe == nil && state != joinRunningB {
+		pe = f.panicked // a exited; b's panic, if any, is the first
+	}
+	f.panicked, f.goexit = nil, false
+	w.depth = d
+	if pe != nil {
+		panic(pe)
+	}
+}

@@ -1,0 +1,291 @@
+package blitz
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func fibArgs(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := JoinArgs(w, fibArgs, n-1, fibArgs, n-2)
+	return a + b
+}
+
+func fibClosure(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := Join(w, func(w *Worker) int { return fibClosure(w, n-1) }, func(w *Worker) int { return fibClosure(w, n-2) })
+	return a + b
+}
+
+// countVoid counts the leaves of a binary tree of depth n with Worker.Join.
+func countVoid(w *Worker, n int, leaves *atomic.Int64) {
+	if n == 0 {
+		leaves.Add(1)
+		return
+	}
+	w.Join(func(w *Worker) { countVoid(w, n-1, leaves) }, func(w *Worker) { countVoid(w, n-1, leaves) })
+}
+
+func TestJoinResults(t *testing.T) {
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		if got, want := doW(t, p, func(w *Worker) int { return fibArgs(w, 20) }), seqFib(20); got != want {
+			t.Errorf("JoinArgs fib(20) = %d, want %d", got, want)
+		}
+		if got, want := doW(t, p, func(w *Worker) int { return fibClosure(w, 18) }), seqFib(18); got != want {
+			t.Errorf("Join fib(18) = %d, want %d", got, want)
+		}
+		var leaves atomic.Int64
+		doW(t, p, func(w *Worker) int { countVoid(w, 12, &leaves); return 0 })
+		if got := leaves.Load(); got != 1<<12 {
+			t.Errorf("Worker.Join leaves = %d, want %d", got, 1<<12)
+		}
+		// Different result types at the same depth (a frame's job changes type).
+		s, n := Do(p, func(w *Worker) string {
+			s, n := Join(w, func(*Worker) string { return "x" }, func(*Worker) int { return 7 })
+			return s + strings.Repeat("y", n)
+		}), 0
+		if s != "xyyyyyyy" || n != 0 {
+			t.Errorf("mixed Join = %q", s)
+		}
+	})
+}
+
+// deepChain joins a deep recursion with a leaf at every level; the big local
+// array makes each level's goroutine frame large, so the owner's stack grows
+// (and is copied) many times while thieves hold its leaves.
+func deepChain(w *Worker, n int) int {
+	var pad [512]byte
+	pad[n%len(pad)] = byte(n)
+	if n == 0 {
+		return int(pad[0])
+	}
+	a, b := JoinArgs(w, deepChain, n-1, deepLeaf, n)
+	return a + b + int(pad[n%len(pad)]) - int(byte(n))
+}
+
+func deepLeaf(w *Worker, n int) int { return n }
+
+func TestJoinDeepRecursion(t *testing.T) {
+	depth := 10000
+	if testing.Short() {
+		depth = 2000
+	}
+	want := depth * (depth + 1) / 2
+	for _, workers := range testWorkerCounts {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			if got := doW(t, p, func(w *Worker) int { return deepChain(w, depth) }); got != want {
+				t.Errorf("workers=%d: deep chain = %d, want %d", workers, got, want)
+			}
+			// The frames of the deep chain are reused by the next one.
+			if got := doW(t, p, func(w *Worker) int { return deepChain(w, depth) }); got != want {
+				t.Errorf("workers=%d: second deep chain = %d, want %d", workers, got, want)
+			}
+		})
+	}
+}
+
+func TestJoinZeroAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, workers := range []int{1, 2} {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			allocs := doW(t, p, func(w *Worker) float64 {
+				fibArgs(w, 15) // warm up: frames get their argFrame
+				return testing.AllocsPerRun(50, func() { fibArgs(w, 15) })
+			})
+			if allocs != 0 {
+				t.Errorf("workers=%d: JoinArgs allocates %v times per fib(15)", workers, allocs)
+			}
+			allocs = doW(t, p, func(w *Worker) float64 {
+				For(w, 0, 1000, 0, func(*Worker, int, int) {}) // warm up
+				return testing.AllocsPerRun(50, func() { For(w, 0, 1000, 1, func(*Worker, int, int) {}) })
+			})
+			if allocs != 0 {
+				t.Errorf("workers=%d: For allocates %v times per call", workers, allocs)
+			}
+		})
+	}
+}
+
+// stolenPair runs a join whose second half is certainly stolen: the first
+// half waits until the second has started on another worker. It needs at
+// least two workers. fa and fb run after that handshake.
+func stolenPair(w *Worker, fa, fb func()) {
+	started := make(chan struct{})
+	w.Join(func(*Worker) { <-started; fa() }, func(*Worker) { close(started); fb() })
+}
+
+func panicWith(v any) func() { return func() { panic(v) } }
+
+func TestJoinPanics(t *testing.T) {
+	errA, errB := errors.New("a"), errors.New("b")
+	nop := func() {}
+	cases := []struct {
+		name   string
+		stolen bool
+		fa, fb func()
+		want   error
+	}{
+		{"a/inline", false, panicWith(errA), nop, errA},
+		{"b/inline", false, nop, panicWith(errB), errB},
+		{"both/inline", false, panicWith(errA), panicWith(errB), errA},
+		{"a/stolen", true, panicWith(errA), nop, errA},
+		{"b/stolen", true, nop, panicWith(errB), errB},
+		{"both/stolen", true, panicWith(errA), panicWith(errB), errA},
+	}
+	for _, workers := range []int{1, 2, 8} {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			for _, c := range cases {
+				if c.stolen && workers == 1 {
+					continue
+				}
+				var ranA, ranB atomic.Bool
+				var v any
+				within(t, "join", func() {
+					v = catchPanic(func() {
+						Do(p, func(w *Worker) int {
+							fa := func() { ranA.Store(true); c.fa() }
+							fb := func() { ranB.Store(true); c.fb() }
+							if c.stolen {
+								stolenPair(w, fa, fb)
+							} else {
+								w.Join(func(*Worker) { fa() }, func(*Worker) { fb() })
+							}
+							return 0
+						})
+					})
+				})
+				pe, ok := v.(*PanicError)
+				if !ok {
+					t.Errorf("workers=%d %s: recovered %T %v, want *PanicError", workers, c.name, v, v)
+					continue
+				}
+				if !errors.Is(pe, c.want) {
+					t.Errorf("workers=%d %s: panic value %v, want %v", workers, c.name, pe.Value, c.want)
+				}
+				if !strings.Contains(string(pe.Stack), "panicWith") {
+					t.Errorf("workers=%d %s: stack does not show the panicking function:\n%s", workers, c.name, pe.Stack)
+				}
+				if !ranA.Load() || !ranB.Load() {
+					t.Errorf("workers=%d %s: ran a=%v b=%v, want both", workers, c.name, ranA.Load(), ranB.Load())
+				}
+				// The pool is intact.
+				if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 15) }); got != seqFib(15) {
+					t.Errorf("workers=%d %s: fib after panic = %d", workers, c.name, got)
+				}
+			}
+		})
+	}
+}
+
+func TestJoinGoexit(t *testing.T) {
+	cases := []struct {
+		name   string
+		stolen bool
+		fa, fb func()
+	}{
+		{"a/inline", false, runtime.Goexit, func() {}},
+		{"b/inline", false, func() {}, runtime.Goexit},
+		{"a/stolen", true, runtime.Goexit, func() {}},
+		{"b/stolen", true, func() {}, runtime.Goexit},
+	}
+	for _, workers := range []int{1, 2} {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			for _, c := range cases {
+				if c.stolen && workers == 1 {
+					continue
+				}
+				var ranA, ranB atomic.Bool
+				exited := exitsGoroutine(t, func() {
+					Do(p, func(w *Worker) int {
+						fa := func() { ranA.Store(true); c.fa() }
+						fb := func() { ranB.Store(true); c.fb() }
+						if c.stolen {
+							stolenPair(w, fa, fb)
+						} else {
+							w.Join(func(*Worker) { fa() }, func(*Worker) { fb() })
+						}
+						return 0
+					})
+				})
+				if !exited {
+					t.Errorf("workers=%d %s: Do returned; want the caller to Goexit", workers, c.name)
+				}
+				if !ranA.Load() || !ranB.Load() {
+					t.Errorf("workers=%d %s: ran a=%v b=%v, want both", workers, c.name, ranA.Load(), ranB.Load())
+				}
+				if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 15) }); got != seqFib(15) {
+					t.Errorf("workers=%d %s: fib after Goexit = %d", workers, c.name, got)
+				}
+			}
+			if p.Stats().Respawns == 0 {
+				t.Errorf("workers=%d: no worker goroutine was replaced after Goexit", workers)
+			}
+		})
+	}
+}
+
+// TestJoinOwnerSleepsOnStolenHalf drives the rare path of Join: the second
+// half is stolen, the owner runs out of other work and parks on the frame's
+// latch, and the thief's Set wakes it.
+func TestJoinOwnerSleepsOnStolenHalf(t *testing.T) {
+	for _, k := range testParkings() {
+		withPool(t, []Option{WithWorkers(2), WithParking(k)}, func(p *Pool) {
+			release := make(chan struct{})
+			var got int
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				got = Do(p, func(w *Worker) int {
+					started := make(chan struct{})
+					a, b := Join(w, func(*Worker) int { <-started; return 1 },
+						func(*Worker) int { close(started); <-release; return 2 })
+					return a + b
+				})
+			}()
+			within(t, "owner to park on the latch", func() {
+				for p.Stats().JoinSleeps == 0 {
+					runtime.Gosched()
+				}
+			})
+			close(release)
+			within(t, "join", func() { <-done })
+			if got != 3 {
+				t.Errorf("parking=%v: join = %d, want 3", k, got)
+			}
+			if st := p.Stats(); st.JoinsStolen == 0 || st.JoinSleeps == 0 {
+				t.Errorf("parking=%v: stats %+v: want a stolen join and a sleep on it", k, st)
+			}
+		})
+	}
+}
+
+func TestJoinNil(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		v := catchPanic(func() {
+			Do(p, func(w *Worker) int { a, _ := JoinArgs[int, int, int, int](w, nil, 1, fibArgs, 2); return a })
+		})
+		if v == nil {
+			t.Fatal("JoinArgs with a nil function did not panic")
+		}
+		if v := catchPanic(func() { Do(p, func(w *Worker) int { w.Join(nil, func(*Worker) {}); return 0 }) }); v == nil {
+			t.Error("Worker.Join with a nil function did not panic")
+		}
+		if v := catchPanic(func() {
+			Do(p, func(w *Worker) int { Join[int, int](w, func(*Worker) int { return 0 }, nil); return 0 })
+		}); v == nil {
+			t.Error("Join with a nil function did not panic")
+		}
+		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
+			t.Errorf("fib after nil joins = %d", got)
+		}
+	})
+}

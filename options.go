@@ -1,0 +1,155 @@
+package blitz
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// An Option configures a Pool at construction. Options are applied in order;
+// New validates the result and returns an error for an invalid one.
+type Option func(*config)
+
+// config collects the options before New validates them.
+type config struct {
+	workers      int // 0: GOMAXPROCS at construction
+	parking      Parking
+	spinRounds   int
+	panicHandler func(v any, stack []byte)
+	name         string
+	stealTiers   [][][]int
+	errs         []error
+}
+
+func (c *config) fail(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("blitz: "+format, args...))
+}
+
+// WithWorkers sets the number of workers. The default is runtime.GOMAXPROCS(0)
+// read once, when New runs; a later change of GOMAXPROCS does not resize the
+// pool. n must be between 1 and sleep.MaxWorkers.
+func WithWorkers(n int) Option {
+	return func(c *config) {
+		if n < 1 || n > sleep.MaxWorkers {
+			c.fail("WithWorkers(%d): the worker count must be between 1 and %d", n, sleep.MaxWorkers)
+			return
+		}
+		c.workers = n
+	}
+}
+
+// WithParking selects how idle workers block (see Parking). The default,
+// ParkingAuto, is the futex backend on Linux, with each worker locked to its
+// OS thread, and the portable backend elsewhere.
+func WithParking(kind Parking) Option {
+	return func(c *config) { c.parking = kind }
+}
+
+// WithSpinRounds sets how many idle rounds (each a steal sweep and a yield) a
+// worker makes before it announces itself sleepy and then parks. 0 keeps the
+// measured default of the sleep package; negative values are an error.
+// Larger values trade idle CPU for wake-up latency.
+func WithSpinRounds(n int) Option {
+	return func(c *config) {
+		if n < 0 {
+			c.fail("WithSpinRounds(%d): the round count must not be negative", n)
+			return
+		}
+		c.spinRounds = n
+	}
+}
+
+// WithPanicHandler sets the function that receives panics from fire-and-forget
+// tasks (Pool.Go), with the value and the stack of the panicking goroutine.
+// The worker survives and goes on with other work. Without a handler (or with
+// a nil one) such a panic crashes the program, as a panic in a plain goroutine
+// does, with the task's own stack in the crash report. Panics in Join, Scope,
+// Run and Do are never sent here: they go back to the caller.
+func WithPanicHandler(h func(v any, stack []byte)) Option {
+	return func(c *config) { c.panicHandler = h }
+}
+
+// WithName names the pool. The name labels the worker goroutines in CPU
+// profiles (pprof label "blitz.pool"; "blitz.worker" holds the worker index).
+// The default is "blitz".
+func WithName(name string) Option {
+	return func(c *config) {
+		if name == "" {
+			c.fail("WithName: the name must not be empty")
+			return
+		}
+		c.name = name
+	}
+}
+
+// WithStealTiers sets the order in which each worker looks for victims when
+// it steals. tiers[i] lists worker i's victims in tiers, nearest first: a
+// thief tries every victim of a tier, starting at a random one, before moving
+// to the next tier. Each worker index must be in range, appear at most once
+// per worker, and never be the worker itself; len(tiers) must equal the
+// worker count. Victims left out are never stolen from by that worker, so
+// callers usually put the remaining workers in a last tier.
+//
+// The default is one tier holding every other worker (uniform random
+// stealing). The topology package builds tiers from cache and NUMA distances.
+func WithStealTiers(tiers [][][]int) Option {
+	return func(c *config) { c.stealTiers = tiers }
+}
+
+func (c *config) resolve() error {
+	if c.workers == 0 {
+		c.workers = runtime.GOMAXPROCS(0)
+		if c.workers > sleep.MaxWorkers {
+			c.workers = sleep.MaxWorkers
+		}
+	}
+	if c.name == "" {
+		c.name = "blitz"
+	}
+	if c.stealTiers != nil {
+		if err := validateTiers(c.stealTiers, c.workers); err != nil {
+			c.errs = append(c.errs, err)
+		}
+	}
+	return errors.Join(c.errs...)
+}
+
+func validateTiers(tiers [][][]int, n int) error {
+	if len(tiers) != n {
+		return fmt.Errorf("blitz: WithStealTiers: %d tier lists for %d workers", len(tiers), n)
+	}
+	for i, ts := range tiers {
+		seen := make(map[int]bool)
+		for _, tier := range ts {
+			for _, v := range tier {
+				switch {
+				case v < 0 || v >= n:
+					return fmt.Errorf("blitz: WithStealTiers: worker %d lists victim %d, out of range [0,%d)", i, v, n)
+				case v == i:
+					return fmt.Errorf("blitz: WithStealTiers: worker %d lists itself as a victim", i)
+				case seen[v]:
+					return fmt.Errorf("blitz: WithStealTiers: worker %d lists victim %d twice", i, v)
+				}
+				seen[v] = true
+			}
+		}
+	}
+	return nil
+}
+
+// defaultTiers gives every worker one tier with all the others.
+func defaultTiers(n int) [][][]int {
+	tiers := make([][][]int, n)
+	for i := range tiers {
+		others := make([]int, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != i {
+				others = append(others, j)
+			}
+		}
+		tiers[i] = [][]int{others}
+	}
+	return tiers
+}

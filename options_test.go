@@ -1,0 +1,79 @@
+package blitz
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/blitz-go/blitz/sleep"
+)
+
+func TestNewRejectsBadOptions(t *testing.T) {
+	defer verifyNone(t)
+	cases := []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"zero workers", []Option{WithWorkers(0)}, "WithWorkers(0)"},
+		{"negative workers", []Option{WithWorkers(-3)}, "WithWorkers(-3)"},
+		{"too many workers", []Option{WithWorkers(sleep.MaxWorkers + 1)}, "between 1 and"},
+		{"negative spin rounds", []Option{WithSpinRounds(-1)}, "WithSpinRounds(-1)"},
+		{"empty name", []Option{WithName("")}, "WithName"},
+		{"unknown parking", []Option{WithParking(Parking(42))}, "unknown parking"},
+		{"nil option", []Option{nil}, "nil Option"},
+		{"tiers length", []Option{WithWorkers(2), WithStealTiers([][][]int{{{1}}})}, "1 tier lists for 2 workers"},
+		{"tier self", []Option{WithWorkers(2), WithStealTiers([][][]int{{{0}}, {{0}}})}, "itself"},
+		{"tier range", []Option{WithWorkers(2), WithStealTiers([][][]int{{{1}}, {{5}}})}, "out of range"},
+		{"tier twice", []Option{WithWorkers(3), WithStealTiers([][][]int{{{1}, {1}}, {{0}}, {{0}}})}, "twice"},
+	}
+	if runtime.GOOS != "linux" {
+		cases = append(cases, struct {
+			name string
+			opts []Option
+			want string
+		}{"futex off linux", []Option{WithParking(ParkingFutex)}, "futex"})
+	}
+	for _, c := range cases {
+		p, err := New(c.opts...)
+		if err == nil {
+			p.Close()
+			t.Errorf("%s: New succeeded", c.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestNewDefaults(t *testing.T) {
+	withPool(t, nil, func(p *Pool) {
+		if p.Workers() != runtime.GOMAXPROCS(0) {
+			t.Errorf("default workers = %d, want GOMAXPROCS %d", p.Workers(), runtime.GOMAXPROCS(0))
+		}
+		if p.Name() != "blitz" {
+			t.Errorf("default name %q", p.Name())
+		}
+		if p.Parking() == ParkingAuto {
+			t.Error("Parking() did not resolve Auto")
+		}
+		if runtime.GOOS == "linux" && p.Parking() != ParkingFutex {
+			t.Errorf("Auto on Linux resolved to %v", p.Parking())
+		}
+	})
+}
+
+func TestStealTiersAreFollowed(t *testing.T) {
+	// Worker 0 may steal only from 1, 1 only from 0, and 2 from nobody: the
+	// pool still computes correctly (2 lives on injected work and its own
+	// deque).
+	tiers := [][][]int{{{1}}, {{0}}, {}}
+	withPool(t, []Option{WithWorkers(3), WithStealTiers(tiers), WithName("tiers")}, func(p *Pool) {
+		for i := 0; i < 10; i++ {
+			if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 16) }); got != seqFib(16) {
+				t.Fatalf("fib = %d", got)
+			}
+		}
+	})
+}

@@ -1,0 +1,52 @@
+package blitz
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// PanicError carries a panic out of the goroutine where it happened.
+//
+// When a task panics on a worker and the panic belongs to someone else — the
+// caller of Join, Scope, Run or Do — the pool recovers it on the worker, lets
+// the other half of the fork-join finish, and panics again in the waiting
+// caller with a *PanicError. Value is what the task passed to panic and Stack
+// is the stack of the goroutine that panicked, taken at the panic, so the
+// origin is never lost even though the panic resurfaces elsewhere. A
+// *PanicError that travels through several nested joins is not wrapped again:
+// the innermost (original) one arrives.
+//
+// The type is the same whether or not the panicking half happened to be
+// stolen by another worker, so a recover in user code sees one shape.
+type PanicError struct {
+	// Value is the value passed to panic.
+	Value any
+	// Stack is the formatted stack of the panicking goroutine at the panic
+	// (runtime/debug.Stack).
+	Stack []byte
+}
+
+// Error reports the panic value and the original stack, so a program that
+// crashes with a *PanicError prints where the task really panicked.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("blitz: task panicked: %v\n\noriginal stack:\n%s", e.Value, e.Stack)
+}
+
+// Unwrap returns Value if it is an error, so errors.Is and errors.As see
+// through the wrapper.
+func (e *PanicError) Unwrap() error {
+	if err, ok := e.Value.(error); ok {
+		return err
+	}
+	return nil
+}
+
+// newPanicError wraps a recovered value. It must be called from the deferred
+// function that recovered v, while the panicking frames are still on the
+// stack, so that debug.Stack shows them.
+func newPanicError(v any) *PanicError {
+	if pe, ok := v.(*PanicError); ok {
+		return pe
+	}
+	return &PanicError{Value: v, Stack: debug.Stack()}
+}

@@ -1,0 +1,187 @@
+package blitz
+
+import (
+	"context"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/atomics"
+	"github.com/blitz-go/blitz/deque"
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// A Worker is one of a pool's workers, handed to every function the pool
+// runs. Go has no thread-local storage, so fork-join code passes the Worker it
+// was given to Join, Scope, For and MapReduce (as Spice passes its *Task).
+//
+// A Worker belongs to the goroutine it was handed to, for the duration of the
+// call it was handed in: using it from another goroutine, or after that call
+// returned, is a programmer error that corrupts the worker's deque (it is not
+// detected, as a data race on a map is not).
+type Worker struct {
+	_ atomics.Pad
+
+	// Owner-only fields: written and read by the worker goroutine alone
+	// (the goroutine that currently runs this worker).
+	pool     *Pool
+	index    int
+	deque    *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
+	depth    uint32               // join depth: frames[0:depth] are in use
+	rng      uint64               // xorshift64* state for random victims
+	tiers    [][]int              // steal victims, nearest tier first
+	waitKind waitKind             // what the innermost waitUntil waits for
+	alone    bool                 // the pool has one worker (immutable)
+
+	// goid is the id of the goroutine running the worker. Written by that
+	// goroutine when it starts (a replacement after Goexit writes its own),
+	// read by Close to refuse being called from a task (ErrCloseInTask).
+	goid atomic.Uint64
+
+	// terminate is Set by Close after the pool drained; the idle loop
+	// returns when it observes it. Set wakes the worker if it sleeps on it.
+	terminate sleep.CoreLatch
+
+	stats workerStats
+
+	_ atomics.Pad
+
+	frames frameStack
+}
+
+// Index returns the worker's index in its pool, in [0, Workers()).
+func (w *Worker) Index() int { return w.index }
+
+// Pool returns the pool the worker belongs to.
+func (w *Worker) Pool() *Pool { return w.pool }
+
+// waitKind says why a worker is in waitUntil, for the statistics.
+type waitKind uint8
+
+const (
+	waitTerminate waitKind = iota // the idle loop: waiting for work or Close
+	waitJoin                      // the second half of a join was stolen
+	waitScope                     // spawned tasks of a scope are running
+	waitCall                      // a call into another pool (DoFrom)
+)
+
+// work is one job found by findWork: a deque ref, or an injected job.
+type work struct {
+	ref jobRef
+	inj runner
+}
+
+// push publishes a ref on the worker's deque and tells the sleep protocol
+// (which wakes a sleeper only if no idle worker can take it). A pool of one
+// worker skips the sleep protocol: the only worker is the one pushing, so
+// there is nobody to wake and nobody sleepy to notice the job.
+func (w *Worker) push(r jobRef) {
+	if w.alone {
+		w.deque.Push(r)
+		return
+	}
+	wasEmpty := w.deque.IsEmpty()
+	w.deque.Push(r)
+	w.pool.sleep.NewInternalJobs(1, wasEmpty)
+}
+
+// findWork looks for a job: the worker's own deque (LIFO, the newest and
+// cache-warmest job), then the other workers' deques (FIFO steals, the
+// oldest and usually largest jobs), then the injector.
+func (w *Worker) findWork() (work, bool) {
+	if r, ok := w.deque.Pop(); ok {
+		return work{ref: r}, true
+	}
+	if r, ok := w.steal(); ok {
+		return work{ref: r}, true
+	}
+	if j, ok := w.pool.inj.pop(); ok {
+		return work{inj: j}, true
+	}
+	return work{}, false
+}
+
+// execute runs one found job.
+func (w *Worker) execute(wk work) {
+	w.stats.bump(&w.stats.executed)
+	if wk.inj != nil {
+		wk.inj.run(w)
+		return
+	}
+	r := wk.ref
+	if r.kind() == kindFrame {
+		w.runFrame(w.pool.workers[r.worker()].frames.at(r.index()))
+		return
+	}
+	sp := &w.pool.spawns
+	s := sp.slot(r.index())
+	j := s.job
+	s.job = nil
+	sp.free(r.index())
+	j.run(w)
+}
+
+// waitUntil runs other work until l is set, then sleeps through the sleep
+// protocol, woken by whoever sets l (NotifyWorkerLatchIsSet) or by new work.
+// It is the worker's idle loop (l = terminate) and the wait of a joiner whose
+// second half was stolen (l = the frame's latch): the rayon-core loop of
+// TEAM.md. It never spins or yields forever: after the sleep package's idle
+// rounds the worker parks.
+func (w *Worker) waitUntil(l *sleep.CoreLatch, kind waitKind) {
+	if l.Probe() {
+		return
+	}
+	outer := w.waitKind
+	w.waitKind = kind
+	s := w.pool.sleep
+	idle := s.StartLooking(w.index)
+	for !l.Probe() {
+		if wk, ok := w.findWork(); ok {
+			s.WorkFound()
+			w.execute(wk)
+			idle = s.StartLooking(w.index)
+			continue
+		}
+		s.NoWorkFound(&idle, l, w.pool.hasInjectedJobs)
+	}
+	s.WorkFound()
+	w.waitKind = outer
+}
+
+// run is the body of a worker goroutine.
+func (w *Worker) run() {
+	p := w.pool
+	normal := false
+	defer func() {
+		if !normal {
+			// A task called runtime.Goexit (a panic on a worker only
+			// gets here to crash the program). Deferred joins and
+			// scopes on the way up have completed their waits, so the
+			// worker's deque and frames are consistent: hand the same
+			// worker to a new goroutine.
+			p.respawns.Add(1)
+			p.startWorker(w)
+		}
+		p.wg.Done()
+	}()
+	if p.backend.lockThread {
+		// Never unlocked: the thread exits with the goroutine, so a
+		// thread whose affinity was changed never serves other goroutines.
+		runtime.LockOSThread()
+	}
+	w.goid.Store(curGoid())
+	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
+		func(context.Context) { w.waitUntil(&w.terminate, waitTerminate) })
+	normal = true
+}
+
+// nextRand steps the worker's xorshift64* generator.
+func (w *Worker) nextRand() uint64 {
+	x := w.rng
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	w.rng = x
+	return x * 0x2545F4914F6CDD1D
+}
