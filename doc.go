@@ -11,4 +11,118 @@
 //   - deque: the Chase-Lev work-stealing deque;
 //   - sleep: the sleep/wake protocol;
 //   - topology: CPU topology detection and worker placement.
+//
+// The root package is the pool itself and its API.
+//
+// # Using it
+//
+// New starts a Pool of workers (runtime.GOMAXPROCS(0) by default); Close
+// drains and stops it. Code outside the pool enters it with Pool.Run or Do,
+// which run a function on a worker and block the caller until it returns, or
+// submits fire-and-forget tasks with Pool.Go. Every function the pool runs
+// receives a *Worker, and fork-join code passes it on (Go has no thread-local
+// storage; Spice passes its *Task the same way):
+//
+//   - Join and JoinArgs run two functions, potentially in parallel, and return
+//     both results; JoinArgs, with non-capturing functions and explicit
+//     arguments, allocates nothing;
+//   - Worker.Scope spawns any number of tasks, nested, and waits for all;
+//   - For and MapReduce split an index range, with a fixed grain or
+//     adaptively.
+//
+// # Vocabulary
+//
+// A worker is a goroutine (locked to its OS thread with the futex backend)
+// that owns a deque. A job is anything a worker runs: the second half of a
+// join (behind a frame), a spawned scope task (behind a spawn slot), or an
+// injected task (Go, Run, Do). A jobRef is the integer a deque carries to name
+// a frame or a slot: deques never hold Go pointers. A latch is a one-shot
+// event a worker waits for (sleep.CoreLatch). A root job is an injected one;
+// every other job descends from one and finishes before it.
+//
+// # Join
+//
+// Each worker keeps its frames in a stack indexed by join depth, in chunks
+// that are never moved, so a thief can resolve a jobRef to a frame at any
+// time. A join at depth d:
+//
+//  1. stores the second half (function and argument) into frame d, reusing
+//     the frame's typed job object when the types match (so no allocation),
+//     and pushes frameRef(worker, d) — the deque's release store publishes
+//     the frame;
+//  2. tells the sleep protocol (NewInternalJobs), which wakes a sleeper only
+//     when no idle worker can take the job;
+//  3. runs the first half inline;
+//  4. pops: if it gets its own ref back (the common case) it runs the second
+//     half inline — no latch, no atomic read-modify-write beyond the deque's;
+//  5. otherwise a thief won the ref with a successful Steal (acquire). The
+//     joiner waits on frame d's latch: it runs other work (its own deque,
+//     steals, the injector), then sleeps through the sleep protocol with the
+//     latch as its CoreLatch. The thief runs the half, records a panic or a
+//     Goexit in the frame, reads the owner's index, and Sets the latch (a
+//     SeqCst swap that releases the result); if the swap found the owner
+//     Sleeping it wakes it with NotifyWorkerLatchIsSet. The owner, having
+//     seen the Set, reads the result and Resets the latch: a free frame's
+//     latch is always Unset, so only stolen joins pay for the Reset.
+//
+// # Entering the pool
+//
+// Injection is a FIFO ring under a mutex (any number of producers and
+// consumers) with a lock-free length that idle workers and the sleep
+// protocol's final check read. An outside caller of Run or Do injects a job
+// with its own channel and blocks on it without burning CPU; callers share
+// nothing, so any number can wait at once. A worker of another pool uses
+// RunFrom or DoFrom instead: its job carries a CoreLatch owned by the waiting
+// worker, which meanwhile runs its own pool's work and sleeps in its own pool;
+// the target pool's worker Sets the latch and, if the waiter was asleep, wakes
+// it through the waiter's pool. A worker of the same pool runs the function
+// inline. Run from a task of the pool blocks that worker (there is no cheap
+// way to detect it without thread-local storage): use RunFrom there.
+//
+// # Shutdown
+//
+// Close refuses new root jobs (under the injector's lock), waits until the
+// count of accepted root jobs reaches zero — every job forked from them has
+// finished by then, so all deques are empty and no worker waits on a frame or
+// scope latch — and then Sets every worker's terminate latch, waking those
+// asleep on it; a worker that was only getting sleepy fails its
+// Sleepy->Sleeping transition and sees the Set. Close returns when every
+// worker goroutine has exited.
+//
+// # Panics and Goexit
+//
+// A panic in a join half, a scope task, or a Run/Do function is recovered on
+// the worker, the rest of the fork-join finishes (both halves of a join
+// always run; a scope waits for all its tasks), and the caller panics with a
+// *PanicError carrying the original value and stack; the first half's panic
+// outranks the second's. A panic in a Go task goes to the panic handler, or
+// crashes the program when there is none. runtime.Goexit in a task behaves as
+// if the task had run inline: after the fork-join finished, the waiting
+// caller's goroutine exits too. The worker goroutine that Goexit ended is
+// replaced by a new one serving the same worker (Stats.Respawns).
+//
+// # Splitting loops
+//
+// For and MapReduce halve their range recursively with JoinArgs (no
+// allocation per split). With a grain, pieces are at most grain long. Without
+// one, splitting follows rayon's adaptive rule: a budget of one split per
+// worker, halved by each split and reset when a piece is stolen — so loops
+// split finely only while other workers are hungry.
+//
+// # Why it cannot deadlock
+//
+// A worker only blocks in the parking backend, and only through the sleep
+// protocol, whose latch and jobs-event-counter handshake (package sleep)
+// guarantees that whoever Sets the latch it sleeps on, or posts a job it
+// could run, either sees it registered as sleeping and wakes it, or is seen
+// by it before it parks. Every latch a worker waits on is Set by a job that
+// was already published (a stolen frame, a spawned task, an injected job), and
+// every published job is run by some worker: its owner pops it, or a thief
+// stole it, or it sits in the injector, which every idle worker polls and
+// which the final pre-sleep check re-reads after a SeqCst fence. Waits nest
+// only downwards (a waiting worker runs other jobs on top of its stack), and a
+// job never waits for a job pushed after it on the same worker, so there is no
+// cycle. The exceptions are documented misuse: Run called from a task of the
+// same pool, and a task that blocks on something only another task of a
+// one-worker pool would provide.
 package blitz
