@@ -53,8 +53,11 @@ func TestPaddedLayout(t *testing.T) {
 		n    uint64
 	}
 	var m mixed
-	if got, want := unsafe.Offsetof(m.n), uintptr(8+CacheLineSize); got != want {
-		t.Errorf("Offsetof(mixed.n) = %d, want %d (4 + pad + 4 alignment)", got, want)
+	// 4 bytes of flag, the pad, then n at its natural alignment (8 on 64-bit
+	// platforms, 4 for uint64 on 386 and arm).
+	align := unsafe.Alignof(m.n)
+	if got, want := unsafe.Offsetof(m.n), (4+CacheLineSize+align-1)/align*align; got != want {
+		t.Errorf("Offsetof(mixed.n) = %d, want %d (4 + pad, aligned to %d)", got, want, align)
 	}
 	// Whatever the struct's alignment, two fields a Pad apart can never share
 	// an aligned CacheLineSize block.

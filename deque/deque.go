@@ -17,8 +17,9 @@ type Word interface{ ~uint64 | ~int64 }
 const DefaultCapacity = 64
 
 // maxCapacity bounds the ring; New panics above it and Push panics rather
-// than grow past it (2^40 slots is 8 TiB).
-const maxCapacity = 1 << 40
+// than grow past it: 2^40 slots (8 TiB) on 64-bit platforms, 2^28 (2 GiB)
+// where int is 32 bits.
+const maxCapacity = 1 << (28 + 12*(^uint(0)>>63))
 
 // Deque is a Chase-Lev work-stealing deque of integers. One goroutine, the
 // owner, calls Push and Pop (LIFO, at the bottom); any goroutine may call
@@ -27,6 +28,7 @@ const maxCapacity = 1 << 40
 //
 // A Deque must be created with New and must not be copied.
 type Deque[T Word] struct {
+	_ noCopy
 	_ atomics.Pad
 
 	// top is the logical index of the oldest element. Written by thieves
@@ -56,7 +58,8 @@ type Deque[T Word] struct {
 
 // New returns an empty deque whose ring holds capacity elements before it
 // first grows. capacity is rounded up to a power of two; 0 means
-// DefaultCapacity. New panics if capacity is negative or larger than 2^40.
+// DefaultCapacity. New panics if capacity is negative or larger than 2^40
+// (2^28 on 32-bit platforms).
 func New[T Word](capacity int) *Deque[T] {
 	return newAt[T](capacity, 0)
 }
@@ -68,7 +71,7 @@ func newAt[T Word](capacity int, start uint64) *Deque[T] {
 	case capacity < 0:
 		panic("deque: New with negative capacity " + strconv.Itoa(capacity))
 	case capacity > maxCapacity:
-		panic("deque: New with capacity " + strconv.Itoa(capacity) + " above the maximum 2^40")
+		panic("deque: New with capacity " + strconv.Itoa(capacity) + " above the maximum " + strconv.Itoa(maxCapacity))
 	case capacity == 0:
 		capacity = DefaultCapacity
 	}
@@ -104,7 +107,7 @@ func (d *Deque[T]) Push(v T) {
 // Owner only.
 func (d *Deque[T]) grow(old *buffer, t, b uint64) *buffer {
 	if old.capacity() >= maxCapacity {
-		panic("deque: Push beyond the maximum capacity 2^40")
+		panic("deque: Push beyond the maximum capacity " + strconv.Itoa(maxCapacity))
 	}
 	nb := newBuffer(int(2 * old.capacity()))
 	for i := t; i != b; i++ {
@@ -197,3 +200,10 @@ func (d *Deque[T]) Len() int {
 
 // IsEmpty reports whether Len() == 0. Any goroutine; approximate like Len.
 func (d *Deque[T]) IsEmpty() bool { return d.Len() == 0 }
+
+// noCopy makes go vet's copylocks check report a copied Deque: a copy would
+// share the ring but not the indexes.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
