@@ -20,9 +20,12 @@ var ErrCPUList = errors.New("topology: bad cpu list")
 // the empty set. Every operation returns a new set, so a CPUSet may be copied
 // and shared freely, across goroutines too.
 type CPUSet struct {
-	// words is a bitmap: CPU n is bit n%64 of words[n/64]. It is never
-	// written after construction, and has no trailing zero words, so two
-	// equal sets have equal words.
+	// words is a bitmap starting at word off: CPU n is bit n%64 of
+	// words[n/64-off]. It is never written after construction and has no
+	// leading or trailing zero words (the empty set has off 0 and no
+	// words), so equal sets have equal fields, and a set costs memory in
+	// proportion to its span, not to its highest CPU.
+	off   int
 	words []uint64
 }
 
@@ -57,41 +60,62 @@ func RangeCPUSet(lo, hi int) CPUSet {
 }
 
 // setBuilder accumulates a set; set() freezes it into a CPUSet.
-type setBuilder struct{ words []uint64 }
+type setBuilder struct {
+	off   int // word index of words[0]
+	words []uint64
+}
 
 func (b *setBuilder) add(c int) {
 	w := c / 64
-	for len(b.words) <= w {
+	switch {
+	case len(b.words) == 0:
+		b.off, b.words = w, []uint64{0}
+	case w < b.off:
+		grown := make([]uint64, b.off-w+len(b.words))
+		copy(grown[b.off-w:], b.words)
+		b.off, b.words = w, grown
+	}
+	for w-b.off >= len(b.words) {
 		b.words = append(b.words, 0)
 	}
-	b.words[w] |= 1 << (uint(c) % 64)
-}
-
-func (b *setBuilder) remove(c int) {
-	if w := c / 64; w < len(b.words) {
-		b.words[w] &^= 1 << (uint(c) % 64)
-	}
+	b.words[w-b.off] |= 1 << (uint(c) % 64)
 }
 
 func (b *setBuilder) set() CPUSet {
-	w := b.words
+	s := fromWords(b.off, b.words)
+	*b = setBuilder{}
+	return s
+}
+
+// fromWords trims leading and trailing zero words from a bitmap starting at
+// word off. It takes ownership of w.
+func fromWords(off int, w []uint64) CPUSet {
 	for len(w) > 0 && w[len(w)-1] == 0 {
 		w = w[:len(w)-1]
 	}
-	b.words = nil
+	for len(w) > 0 && w[0] == 0 {
+		w, off = w[1:], off+1
+	}
 	if len(w) == 0 {
 		return CPUSet{}
 	}
-	return CPUSet{words: w}
+	return CPUSet{off: off, words: w}
 }
+
+// word returns the bitmap word with absolute index i (CPUs 64i to 64i+63).
+func (s CPUSet) word(i int) uint64 {
+	if j := i - s.off; j >= 0 && j < len(s.words) {
+		return s.words[j]
+	}
+	return 0
+}
+
+// end is one past the last word index of s.
+func (s CPUSet) end() int { return s.off + len(s.words) }
 
 // Contains reports whether cpu is in s.
 func (s CPUSet) Contains(cpu int) bool {
-	if cpu < 0 {
-		return false
-	}
-	w := cpu / 64
-	return w < len(s.words) && s.words[w]&(1<<(uint(cpu)%64)) != 0
+	return cpu >= 0 && s.word(cpu/64)&(1<<(uint(cpu)%64)) != 0
 }
 
 // Len returns the number of CPUs in s.
@@ -108,12 +132,10 @@ func (s CPUSet) IsEmpty() bool { return len(s.words) == 0 }
 
 // Min returns the lowest CPU in s, or -1 if s is empty.
 func (s CPUSet) Min() int {
-	for i, w := range s.words {
-		if w != 0 {
-			return i*64 + bits.TrailingZeros64(w)
-		}
+	if len(s.words) == 0 {
+		return -1
 	}
-	return -1
+	return s.off*64 + bits.TrailingZeros64(s.words[0])
 }
 
 // Max returns the highest CPU in s, or -1 if s is empty.
@@ -122,7 +144,7 @@ func (s CPUSet) Max() int {
 		return -1
 	}
 	i := len(s.words) - 1
-	return i*64 + 63 - bits.LeadingZeros64(s.words[i])
+	return (s.off+i)*64 + 63 - bits.LeadingZeros64(s.words[i])
 }
 
 // List returns the CPUs of s in ascending order.
@@ -130,7 +152,7 @@ func (s CPUSet) List() []int {
 	out := make([]int, 0, s.Len())
 	for i, w := range s.words {
 		for w != 0 {
-			out = append(out, i*64+bits.TrailingZeros64(w))
+			out = append(out, (s.off+i)*64+bits.TrailingZeros64(w))
 			w &= w - 1
 		}
 	}
@@ -139,7 +161,7 @@ func (s CPUSet) List() []int {
 
 // Equal reports whether s and o hold the same CPUs.
 func (s CPUSet) Equal(o CPUSet) bool {
-	if len(s.words) != len(o.words) {
+	if s.off != o.off || len(s.words) != len(o.words) {
 		return false
 	}
 	for i := range s.words {
@@ -152,41 +174,50 @@ func (s CPUSet) Equal(o CPUSet) bool {
 
 // Union returns s ∪ o.
 func (s CPUSet) Union(o CPUSet) CPUSet {
-	a, b := s.words, o.words
-	if len(a) < len(b) {
-		a, b = b, a
+	if s.IsEmpty() {
+		return o
 	}
-	w := append([]uint64(nil), a...)
-	for i := range b {
-		w[i] |= b[i]
+	if o.IsEmpty() {
+		return s
 	}
-	return (&setBuilder{words: w}).set()
+	lo, hi := min(s.off, o.off), max(s.end(), o.end())
+	w := make([]uint64, hi-lo)
+	for i := range w {
+		w[i] = s.word(lo+i) | o.word(lo+i)
+	}
+	return fromWords(lo, w)
 }
 
 // Intersect returns s ∩ o.
 func (s CPUSet) Intersect(o CPUSet) CPUSet {
-	n := min(len(s.words), len(o.words))
-	w := make([]uint64, n)
-	for i := range w {
-		w[i] = s.words[i] & o.words[i]
+	lo, hi := max(s.off, o.off), min(s.end(), o.end())
+	if hi <= lo {
+		return CPUSet{}
 	}
-	return (&setBuilder{words: w}).set()
+	w := make([]uint64, hi-lo)
+	for i := range w {
+		w[i] = s.word(lo+i) & o.word(lo+i)
+	}
+	return fromWords(lo, w)
 }
 
 // Difference returns s \ o.
 func (s CPUSet) Difference(o CPUSet) CPUSet {
-	w := append([]uint64(nil), s.words...)
+	w := make([]uint64, len(s.words))
 	for i := range w {
-		if i < len(o.words) {
-			w[i] &^= o.words[i]
-		}
+		w[i] = s.words[i] &^ o.word(s.off+i)
 	}
-	return (&setBuilder{words: w}).set()
+	return fromWords(s.off, w)
 }
 
 // IsSubset reports whether every CPU of s is in o.
 func (s CPUSet) IsSubset(o CPUSet) bool {
-	return s.Difference(o).IsEmpty()
+	for i, w := range s.words {
+		if w&^o.word(s.off+i) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // String formats s in the kernel's cpulist style: ascending, every run of two

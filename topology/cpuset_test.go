@@ -166,3 +166,59 @@ func FuzzParseCPUList(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCPUSetOps checks the set operations against a map-based model on two
+// parsed lists (the bitmap is offset and trimmed, so spans matter).
+func FuzzCPUSetOps(f *testing.F) {
+	f.Add("0-3,64,130", "2-5,130")
+	f.Add("4095", "0")
+	f.Add("", "1-200:7")
+	f.Add("60-70", "64-127")
+	f.Add("500-600", "100-520,^510")
+	f.Fuzz(func(t *testing.T, as, bs string) {
+		a, errA := ParseCPUList(as)
+		b, errB := ParseCPUList(bs)
+		if errA != nil || errB != nil {
+			return
+		}
+		ma, mb := map[int]bool{}, map[int]bool{}
+		for _, c := range a.List() {
+			ma[c] = true
+		}
+		for _, c := range b.List() {
+			mb[c] = true
+		}
+		var union, inter, diff []int
+		for c := 0; c <= max(a.Max(), b.Max()); c++ {
+			if ma[c] || mb[c] {
+				union = append(union, c)
+			}
+			if ma[c] && mb[c] {
+				inter = append(inter, c)
+			}
+			if ma[c] && !mb[c] {
+				diff = append(diff, c)
+			}
+		}
+		for _, chk := range []struct {
+			what string
+			got  CPUSet
+			want []int
+		}{{"union", a.Union(b), union}, {"intersect", a.Intersect(b), inter}, {"difference", a.Difference(b), diff}} {
+			if !chk.got.Equal(NewCPUSet(chk.want...)) || chk.got.Len() != len(chk.want) {
+				t.Fatalf("%q %s %q = %q, want %v", as, chk.what, bs, chk.got, chk.want)
+			}
+		}
+		if a.IsSubset(b) != (len(diff) == 0) {
+			t.Fatalf("%q IsSubset %q = %v", as, bs, a.IsSubset(b))
+		}
+		if a.Equal(b) != (len(diff) == 0 && len(union) == len(inter)) {
+			t.Fatalf("%q Equal %q = %v", as, bs, a.Equal(b))
+		}
+		for c := range ma {
+			if !a.Contains(c) {
+				t.Fatalf("%q does not contain %d", as, c)
+			}
+		}
+	})
+}

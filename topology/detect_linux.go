@@ -14,22 +14,9 @@ import (
 // DetectFrom for what it reads and how it degrades.
 func Detect() *Topology {
 	t := DetectFrom(os.DirFS("/"), processAffinity())
+	t.Source = "sysfs at /"
 	t.Identity = HostIdentity()
 	return t
-}
-
-// processAffinity returns the calling thread's affinity mask, or the empty set
-// if sched_getaffinity fails (more than 1024 possible CPUs, or a seccomp
-// filter); DetectFrom then falls back to /proc/self/status.
-//
-// Every thread of a Go process starts with the process's mask unless some code
-// changed its own; Pin changes only locked threads and restores them.
-func processAffinity() CPUSet {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return CPUSet{}
-	}
-	return fromUnix(&set)
 }
 
 // fromUnix converts a unix.CPUSet.

@@ -17,3 +17,26 @@ func TestDetectLive(t *testing.T) {
 	t.Logf("online %s, allowed %s, %d cores, %d caches, %d nodes, identity %+v, degraded %q",
 		topo.Online, topo.Allowed, len(topo.Cores), len(topo.Caches), len(topo.Nodes), topo.Identity, topo.Degraded)
 }
+
+// TestDetectFromPinnedThread: a pinned worker that builds a topology (a pool
+// created from inside another pool's worker) still sees the process's CPUs,
+// not its own one-CPU mask.
+func TestDetectFromPinnedThread(t *testing.T) {
+	mask := processMask(t)
+	var allowed CPUSet
+	var err error
+	onLockedThread(t, func() {
+		var unpin func()
+		if unpin, err = Pin(mask.Max()); err != nil {
+			return
+		}
+		defer unpin()
+		allowed = Detect().Allowed
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mask.Intersect(Detect().Online); !allowed.Equal(want) {
+		t.Errorf("Detect on a thread pinned to %d: allowed %s, want %s", mask.Max(), allowed, want)
+	}
+}

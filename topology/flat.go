@@ -8,7 +8,7 @@ package topology
 func Flat(n int, reason string) *Topology {
 	n = max(n, 1)
 	all := RangeCPUSet(0, n-1)
-	t := &Topology{Online: all, Allowed: all, Source: "flat"}
+	t := &Topology{Online: all, Allowed: all, Source: "flat (no topology source)"}
 	for id := 0; id < n; id++ {
 		self := NewCPUSet(id)
 		t.CPUs = append(t.CPUs, CPU{ID: id, Package: -1, Die: -1, Cluster: -1, Core: -1, Node: -1, Threads: self, Allowed: true})

@@ -5,6 +5,7 @@ package topology
 import (
 	"fmt"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,6 +20,9 @@ const PinSupported = true
 // pins itself for its whole life need never call unpin: when a goroutine exits
 // still locked, the runtime ends its thread, so the narrowed affinity never
 // reaches another goroutine.
+//
+// unpin must be called on the goroutine that called Pin (it acts on that
+// goroutine's thread); calling it again does nothing.
 //
 // On failure the goroutine is left as it was (unlocked, affinity unchanged)
 // and the error wraps the kernel's errno: unix.EINVAL for a CPU that is
@@ -45,12 +49,15 @@ func Pin(cpu int) (unpin func(), err error) {
 		runtime.UnlockOSThread()
 		return nil, fmt.Errorf("topology: pin to cpu %d: %w", cpu, err)
 	}
+	tid := unix.Gettid()
+	pinned.Store(tid, old)
 	done := false
 	return func() {
 		if done {
 			return
 		}
 		done = true
+		pinned.Delete(tid)
 		if err := unix.SchedSetaffinity(0, &old); err != nil {
 			// The old mask is gone (its cpuset shrank). Stay locked: the
 			// thread dies with the goroutine instead of carrying a
@@ -60,6 +67,13 @@ func Pin(cpu int) (unpin func(), err error) {
 		runtime.UnlockOSThread()
 	}, nil
 }
+
+// pinned maps the id of each thread Pin narrowed (int) to its mask before
+// (unix.CPUSet), so that processAffinity, called on a pinned thread, answers
+// with the mask the thread had before. Pin stores, unpin deletes; a goroutine
+// that exits pinned leaves its entry, harmlessly: its thread dies, and should
+// the kernel reuse the id, the entry names a mask this process had.
+var pinned sync.Map
 
 // ThreadAffinity returns the affinity mask of the calling OS thread. It means
 // something only on a goroutine locked to its thread (after Pin, or
@@ -71,4 +85,26 @@ func ThreadAffinity() (CPUSet, error) {
 		return CPUSet{}, fmt.Errorf("topology: sched_getaffinity: %w", err)
 	}
 	return fromUnix(&set), nil
+}
+
+// processAffinity returns the CPUs this process may use: the calling thread's
+// affinity mask, or, if Pin narrowed that thread, the mask it had before. A
+// goroutine's thread carries a narrowed mask only while a pinned goroutine is
+// locked to it (unpin restores it, and a thread whose goroutine exits pinned
+// dies), and a locked thread runs no other goroutine: so this is the
+// process's mask unless other code than Pin set affinities. It returns the
+// empty set if sched_getaffinity fails (more than 1024 possible CPUs, or a
+// seccomp filter); DetectFrom then falls back to /proc/self/status.
+func processAffinity() CPUSet {
+	runtime.LockOSThread() // stay on one thread between the lookup and the call
+	defer runtime.UnlockOSThread()
+	if old, ok := pinned.Load(unix.Gettid()); ok {
+		m := old.(unix.CPUSet)
+		return fromUnix(&m)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return CPUSet{}
+	}
+	return fromUnix(&set)
 }

@@ -150,6 +150,27 @@ func checkInvariants(t testing.TB, topo *Topology, strict bool) {
 	}
 }
 
+// TestFixturesListed: every fixture directory is in the list above and
+// yields a usable topology.
+func TestFixturesListed(t *testing.T) {
+	ents, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range ents {
+		if e.IsDir() && e.Name() != "fuzz" {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	listed := append([]string(nil), fixtures...)
+	sort.Strings(listed)
+	want(t, "fixture directories", dirs, listed)
+	for _, name := range fixtures {
+		checkInvariants(t, load(t, name), name != "holes")
+	}
+}
+
 func TestDetectIntel2S(t *testing.T) {
 	topo := load(t, "intel-2s")
 	checkInvariants(t, topo, true)

@@ -67,7 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		source = "sysfs under " + *root
 	} else {
 		t = topology.Detect()
-		source = fmt.Sprintf("%s /sys (%s/%s)", t.Source, runtime.GOOS, runtime.GOARCH)
+		source = fmt.Sprintf("this machine: %s (%s/%s)", t.Source, runtime.GOOS, runtime.GOARCH)
 	}
 	n := *workers
 	if n == 0 {
