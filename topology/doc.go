@@ -19,6 +19,7 @@
 // which is how the tests and blitz-topo -root read fixtures on any OS:
 //
 //	sys/devices/system/cpu/{online,offline,possible}     which CPUs exist and run
+//	cpuN/online                                          (only without the online list)
 //	cpuN/topology/physical_package_id, die_id, cluster_id, core_id
 //	cpuN/topology/core_cpus_list (else thread_siblings_list)   the SMT siblings
 //	cpuN/cpu_capacity                                    big.LITTLE / hybrid speed
@@ -47,7 +48,8 @@
 // panics; each gap is replaced by an assumption and written, in words, into
 // Topology.Degraded, one line per cause with the CPUs it applies to:
 //
-//   - no online list: the cpuN directories are listed; none: runtime.NumCPU;
+//   - no online list: the cpuN directories are listed, less those whose
+//     cpuN/online says 0; no directories either: runtime.NumCPU;
 //   - no topology directory for a CPU: it is its own core, package unknown;
 //   - a malformed sibling list: thread_siblings_list, else a core of one;
 //   - a package id missing or malformed: taken from an SMT sibling if one

@@ -139,8 +139,8 @@ func container1CPU() fixture {
 	return f
 }
 
-// holes: 8 possible CPUs of which 2-3 and 6-7 are offline (2-3 keep an empty
-// cpuN directory, 6-7 have none), and malformed files: a garbage
+// holes: 8 possible CPUs of which 2-3 and 6-7 are offline (2-3 keep a cpuN
+// directory holding only online = 0, as the kernel leaves it; 6-7 have none), and malformed files: a garbage
 // physical_package_id, a garbage core_cpus_list (thread_siblings_list is
 // good), a garbage L2 shared_cpu_list, a distance row of the wrong length, and
 // an affinity naming offline CPUs.

@@ -23,6 +23,7 @@ const (
 // testdata for a fixture). It reads only:
 //
 //	sys/devices/system/cpu/{online,offline,possible}
+//	sys/devices/system/cpu/cpuN/online (only when the online list is missing)
 //	sys/devices/system/cpu/cpuN/topology/{physical_package_id,die_id,cluster_id,core_id,
 //	                                      core_cpus_list,thread_siblings_list}
 //	sys/devices/system/cpu/cpuN/cpu_capacity
@@ -174,7 +175,8 @@ func (d *detector) online() {
 	}
 }
 
-// cpuDirs lists the CPU numbers of the cpuN directories.
+// cpuDirs lists the CPU numbers of the cpuN directories, leaving out those
+// whose cpuN/online file says 0 (offline CPUs keep their directory).
 func (d *detector) cpuDirs() CPUSet {
 	ents, err := fs.ReadDir(d.fsys, cpuDir)
 	if err != nil {
@@ -183,6 +185,9 @@ func (d *detector) cpuDirs() CPUSet {
 	var b setBuilder
 	for _, e := range ents {
 		if n, ok := numbered(e.Name(), "cpu"); ok {
+			if on, err := d.read(fmt.Sprintf("%s/cpu%d/online", cpuDir, n)); err == nil && on == "0" {
+				continue
+			}
 			b.add(n)
 		}
 	}

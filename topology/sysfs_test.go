@@ -386,6 +386,15 @@ func TestDetectUnreadable(t *testing.T) {
 	})
 }
 
+// Without the online list, the cpuN directories are used, minus those whose
+// cpuN/online says 0.
+func TestDetectOnlineFromDirs(t *testing.T) {
+	topo := DetectFrom(permFS{os.DirFS("testdata/holes"), []string{"sys/devices/system/cpu/online"}}, CPUSet{})
+	wantSet(t, "online", topo.Online, "0-1,4-5")
+	wantSet(t, "offline (from the offline list)", topo.Offline, "2-3,6-7")
+	want(t, "first reason", topo.Degraded[0], "sys/devices/system/cpu/online unreadable (permission denied): online CPUs taken from the cpuN directories")
+}
+
 // TestDetectEmptyRoot: nothing at all under the root still gives a usable
 // topology (runtime.NumCPU CPUs, flat).
 func TestDetectEmptyRoot(t *testing.T) {

@@ -16,6 +16,7 @@ for d in $cpu/cpu[0-9]*; do
 	for f in physical_package_id die_id cluster_id core_id core_cpus_list thread_siblings_list; do
 		copy "$d/topology/$f"
 	done
+	copy "$d/online"
 	copy "$d/cpu_capacity"
 	for c in "$d"/cache/index[0-9]*; do
 		[ -d "$c" ] || continue
