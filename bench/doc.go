@@ -1,0 +1,83 @@
+// Command bench is the benchmark suite of Blitz for Go: it measures the pool
+// side by side with what Go users run today, in one process and one run, and
+// prints the report.
+//
+//	cd bench && go run .                  # the report: 5 interleaved repetitions, medians
+//	go run . -quick                       # a smoke run at tiny sizes (seconds)
+//	go run . -only 'Fib|Submit' -count 10 -out report.md
+//	go run . -parking all                 # futex, portable and spin parking side by side
+//	go test -run '^$' -bench . -count 1   # the same rows as Go benchmarks, for benchstat
+//
+// # Why a module of its own
+//
+// The peers (ants, pond, errgroup, conc) are dependencies of the comparison,
+// never of the library: bench/ has its own go.mod that requires the library
+// through a replace directive pointing at the parent directory, so the
+// suite always measures the working tree it sits in.
+//
+// # Vocabulary
+//
+// A workload is one problem (fib, tree-sum, quicksort, sum, submit). A row
+// (Case) is one workload at one size, run by one implementation ("impl")
+// with one worker count. Implementations are of three kinds: seq, the
+// sequential baseline; peers, the ways Go programmers parallelise today
+// (a goroutine and a WaitGroup per fork, with and without a sequential
+// cutoff; GOMAXPROCS goroutines over chunks; channel worker pools; pond;
+// ants; errgroup with SetLimit; conc); and ours, the pool, with Join in its
+// two forms (blitz-args: JoinArgs with non-capturing functions, zero
+// allocations per join; blitz-closure: Join with closures), For, MapReduce
+// and Go. "workers" is the pool's worker count for our rows and the
+// GOMAXPROCS limit the goroutine-based peers run under (their pools are that
+// size too), so a row at workers=1 is every implementation on one CPU.
+//
+// # What one op is
+//
+//  1. fib: fib(n) with a join at every level. ns/join divides the time of
+//     an op by the fib(n+1)-1 joins of the full recursion, for every impl,
+//     so it is a per-node cost comparable across impls; a goroutine per fork
+//     costs ~1.3 µs, so that impl runs at a smaller n (named in the row) and
+//     its ns/join stays comparable. fib at the speedup size gives the 1 -> 2
+//     workers speedup of our pool.
+//  2. tree-sum: the sum of a complete binary tree of 2^depth-1 pointer
+//     nodes, built once per row; our rows join at every node.
+//  3. quicksort: sorting a fresh copy of the same 1M pseudo-random ints; the
+//     copy is made with the timer stopped, for every impl alike. Every impl
+//     runs the same partition and sorts parts below the cutoff with the
+//     sequential quicksort.
+//  4. sum: the sum of 10M float64, built once. The values are small integers
+//     so every order of additions gives the same float64, and every impl is
+//     checked with ==.
+//  5. submit: 10k trivial tasks (bump a counter, mark a WaitGroup done) sent
+//     fire-and-forget from one goroutine, then waited for. ns/task is the
+//     whole hand-over: submit, run, account. Pools are built once per row,
+//     outside the timed loop, and closed after it (conc's pool cannot be
+//     reused after Wait, so it is built per op, as its users do).
+//
+// # How a row is measured
+//
+// Every row is a func(*testing.B) written with b.Loop, b.ReportAllocs and
+// b.ReportMetric. Before its timed loop a row computes its answer once and
+// fails b if it differs from the sequential answer, so a fast wrong row can
+// never print a figure. Its custom metrics are the per-item time (ns/join,
+// ns/node, ns/elem, ns/task) and x-seq, its time over the sequential time of
+// the same workload and size measured in the same process (by the seq row
+// when it ran first, else timed in the row's setup as the fastest of several
+// runs).
+//
+// The report command runs the rows through testing.Benchmark, so `go run .`
+// needs nothing but the module. It repeats the whole list -count times,
+// interleaved (every row once, then every row again) so that drift on a
+// noisy machine spreads over all rows instead of biasing the last ones, and
+// prints for each workload and size the median ns/op, the per-item metric,
+// x-seq (ratio of medians), the ratio to the fastest peer row of the same
+// table, allocs/op and the spread (±half the range, in percent of the
+// median). Two summary tables follow: the speedup of every impl from the
+// fewest to the most workers, and the pool's targets checked against this
+// run. A row that fails its check is shown as FAILED with the reason and
+// the command exits 1.
+//
+// The same rows are the sub-benchmarks of BenchmarkFib, BenchmarkTreeSum,
+// BenchmarkQuicksort, BenchmarkSum and BenchmarkSubmit, named key=value
+// (BenchmarkFib/n=30/impl=blitz-args/workers=1) for benchstat. With -short
+// they run at the quick sizes.
+package main

@@ -1,0 +1,615 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+)
+
+// Options select what the report command runs.
+type Options struct {
+	Count     int            // repetitions of every row, interleaved (rep 1 of all rows, then rep 2, ...)
+	Quick     bool           // tiny sizes and one iteration per row: a smoke run, not figures
+	Only      *regexp.Regexp // keep rows whose full benchmark name matches; nil keeps all
+	Parkings  []string       // blitz parking backends to run side by side
+	Workers   []int          // worker counts (GOMAXPROCS limits for goroutine peers)
+	Benchtime string         // the testing package's -benchtime for every row ("" = 1s, or 1x in quick mode)
+	Progress  io.Writer      // one line per measured row as it finishes; nil for none
+	Raw       io.Writer      // every measurement in `go test -bench` format, for benchstat; nil for none
+}
+
+// Result is every measurement of one row.
+type Result struct {
+	Case    Case
+	NsPerOp []float64 // one per repetition
+	Allocs  []float64 // heap allocations per op
+	Metric  []float64 // the row's custom unit (ns/join, ns/task, ...)
+	XSeq    []float64 // the x-seq metric the row reported
+	Err     string    // why the row failed, if it did
+}
+
+// Report is a finished run of the suite.
+type Report struct {
+	Machine Machine
+	Options Options
+	Sizes   Sizes
+	Started time.Time
+	Elapsed time.Duration
+	Results []*Result
+}
+
+// RunSuite runs the selected rows Count times each through testing.Benchmark
+// and collects the results. It returns the report, and an error naming every
+// row that failed its correctness check (the report still holds the others).
+func RunSuite(opts Options) (*Report, error) {
+	if opts.Count < 1 {
+		return nil, fmt.Errorf("count must be at least 1, got %d", opts.Count)
+	}
+	if len(opts.Parkings) == 0 {
+		opts.Parkings = []string{"auto"}
+	}
+	if len(opts.Workers) == 0 {
+		return nil, errors.New("no worker counts to run")
+	}
+	for _, w := range opts.Workers {
+		if w < 1 {
+			return nil, fmt.Errorf("worker count must be at least 1, got %d", w)
+		}
+	}
+	sizes := FullSizes()
+	benchtime := opts.Benchtime
+	if opts.Quick {
+		sizes = QuickSizes()
+		if benchtime == "" {
+			benchtime = "1x"
+		}
+	}
+	if benchtime != "" {
+		restore, err := setBenchtime(benchtime)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	cases := Filter(Suite(Config{Sizes: sizes, Parkings: opts.Parkings, Workers: opts.Workers}), opts.Only)
+	if len(cases) == 0 {
+		return nil, errors.New("no benchmark matches the -only pattern")
+	}
+	return runCases(opts, sizes, cases)
+}
+
+// runCases runs the given rows for RunSuite (opts already checked and
+// defaulted, the benchtime already set).
+func runCases(opts Options, sizes Sizes, cases []Case) (*Report, error) {
+	rep := &Report{Machine: DetectMachine(), Options: opts, Sizes: sizes, Started: time.Now()}
+	for _, c := range cases {
+		rep.Results = append(rep.Results, &Result{Case: c})
+	}
+	if opts.Raw != nil {
+		writeRawHeader(opts.Raw, rep.Machine)
+	}
+	var failed []string
+	for i := 0; i < opts.Count; i++ {
+		for _, res := range rep.Results {
+			if res.Err != "" {
+				continue // a row that failed once is not run again
+			}
+			r := testing.Benchmark(res.Case.Bench)
+			if r.N == 0 {
+				msg, ok := failures.take(res.Case.FullName())
+				if !ok {
+					msg = "the benchmark failed without a recorded reason"
+				}
+				res.Err = msg
+				failed = append(failed, res.Case.FullName()+": "+msg)
+				if opts.Progress != nil {
+					fmt.Fprintf(opts.Progress, "[%d/%d] %s FAILED: %s\n", i+1, opts.Count, res.Case.FullName(), msg)
+				}
+				continue
+			}
+			ns := float64(r.T.Nanoseconds()) / float64(r.N)
+			res.NsPerOp = append(res.NsPerOp, ns)
+			res.Allocs = append(res.Allocs, float64(r.MemAllocs)/float64(r.N))
+			if v, ok := r.Extra[res.Case.Unit]; ok {
+				res.Metric = append(res.Metric, v)
+			}
+			if v, ok := r.Extra["x-seq"]; ok {
+				res.XSeq = append(res.XSeq, v)
+			}
+			if opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "[%d/%d] %-70s %12s/op\n", i+1, opts.Count, res.Case.FullName(), fmtNs(ns))
+			}
+			if opts.Raw != nil {
+				fmt.Fprintf(opts.Raw, "%s-%d\t%s\t%s\n", res.Case.FullName(), rep.Machine.GOMAXPROCS, r.String(), r.MemString())
+			}
+		}
+	}
+	rep.Elapsed = time.Since(rep.Started)
+	if len(failed) > 0 {
+		return rep, fmt.Errorf("%d row(s) failed:\n  %s", len(failed), strings.Join(failed, "\n  "))
+	}
+	return rep, nil
+}
+
+// setBenchtime sets the testing package's -test.benchtime (registering the
+// testing flags first when this is not a test binary) and returns a function
+// that restores the previous value.
+func setBenchtime(v string) (restore func(), err error) {
+	testing.Init()
+	fl := flag.Lookup("test.benchtime")
+	if fl == nil {
+		return nil, errors.New("testing flags are not registered")
+	}
+	prev := fl.Value.String()
+	if err := fl.Value.Set(v); err != nil {
+		return nil, fmt.Errorf("bad -benchtime %q: %v", v, err)
+	}
+	return func() { _ = fl.Value.Set(prev) }, nil
+}
+
+// writeRawHeader writes the lines benchstat reads for the configuration.
+func writeRawHeader(w io.Writer, m Machine) {
+	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/blitz-go/blitz/bench\ncpu: %s\n", m.GOOS, m.GOARCH, m.CPUModel)
+}
+
+// median of xs (NaN when empty).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// spread is (max-min)/median of xs, the run-to-run variation of a row.
+func spread(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	return (slices.Max(xs) - slices.Min(xs)) / median(xs)
+}
+
+// group is the rows of one workload at one size: one table.
+type group struct {
+	workload, params string
+	rows             []*Result
+}
+
+// groups splits the results into tables, rows ordered by workers, then seq,
+// peers, ours, in suite order within those.
+func (r *Report) groups() []*group {
+	var out []*group
+	index := map[string]*group{}
+	for _, res := range r.Results {
+		key := res.Case.Workload + "/" + res.Case.Params
+		g, ok := index[key]
+		if !ok {
+			g = &group{workload: res.Case.Workload, params: res.Case.Params}
+			index[key] = g
+			out = append(out, g)
+		}
+		g.rows = append(g.rows, res)
+	}
+	for _, g := range out {
+		sort.SliceStable(g.rows, func(i, j int) bool {
+			a, b := g.rows[i].Case, g.rows[j].Case
+			if a.Kind == KindSeq || b.Kind == KindSeq {
+				return a.Kind == KindSeq && b.Kind != KindSeq
+			}
+			if a.Workers != b.Workers {
+				return a.Workers < b.Workers
+			}
+			return a.Kind < b.Kind
+		})
+	}
+	return out
+}
+
+// bestPeer returns the peer row with the lowest median ns/op in g, or nil.
+func (g *group) bestPeer() *Result {
+	var best *Result
+	for _, res := range g.rows {
+		if res.Case.Kind != KindPeer || len(res.NsPerOp) == 0 {
+			continue
+		}
+		if best == nil || median(res.NsPerOp) < median(best.NsPerOp) {
+			best = res
+		}
+	}
+	return best
+}
+
+// seq returns the sequential row of g, or nil.
+func (g *group) seq() *Result {
+	for _, res := range g.rows {
+		if res.Case.Kind == KindSeq && len(res.NsPerOp) > 0 {
+			return res
+		}
+	}
+	return nil
+}
+
+// xseq is a row's time over the sequential time: the ratio of the medians
+// when the group has a seq row, else the median of the x-seq metric the row
+// measured against its own baseline.
+func (g *group) xseq(res *Result) float64 {
+	if s := g.seq(); s != nil {
+		return median(res.NsPerOp) / median(s.NsPerOp)
+	}
+	return median(res.XSeq)
+}
+
+// table is a rendered table: a title, notes and cells.
+type table struct {
+	title  string
+	notes  []string
+	header []string
+	rows   [][]string
+}
+
+// showParking says whether the tables need a parking column.
+func (r *Report) showParking() bool {
+	return len(r.Options.Parkings) > 1 || (len(r.Options.Parkings) == 1 && r.Options.Parkings[0] != "auto")
+}
+
+func (r *Report) tables() []table {
+	var out []table
+	for _, g := range r.groups() {
+		if len(g.rows) == 0 {
+			continue
+		}
+		unit := g.rows[0].Case.Unit
+		t := table{title: fmt.Sprintf("%s %s", g.workload, g.params)}
+		t.notes = append(t.notes, workloadNote(g.workload, r.Sizes))
+		best := g.bestPeer()
+		if best != nil {
+			t.notes = append(t.notes, fmt.Sprintf("best peer: %s workers=%d (%s/op)", best.Case.Impl, best.Case.Workers, fmtNs(median(best.NsPerOp))))
+		}
+		t.header = []string{"impl", "workers"}
+		if r.showParking() {
+			t.header = append(t.header, "parking")
+		}
+		t.header = append(t.header, "ns/op", unit)
+		if g.workload != "submit" {
+			t.header = append(t.header, "x-seq")
+		}
+		t.header = append(t.header, "vs best peer", "allocs/op", "spread", "runs")
+		for _, res := range g.rows {
+			c := res.Case
+			row := []string{c.Impl, fmt.Sprint(c.Workers)}
+			if r.showParking() {
+				p := c.Parking
+				if p == "" {
+					p = "-"
+				}
+				row = append(row, p)
+			}
+			if res.Err != "" {
+				row = append(row, "FAILED: "+res.Err)
+				t.rows = append(t.rows, row)
+				continue
+			}
+			ns := median(res.NsPerOp)
+			row = append(row, fmtNs(ns), fmtNum(ns/c.PerOp))
+			if g.workload != "submit" {
+				row = append(row, fmtRatio(g.xseq(res)))
+			}
+			vs := "-"
+			if best != nil && c.Kind != KindSeq {
+				vs = fmtRatio(ns / median(best.NsPerOp))
+			}
+			row = append(row, vs, fmtNum(median(res.Allocs)), fmtPct(spread(res.NsPerOp)), fmt.Sprint(len(res.NsPerOp)))
+			t.rows = append(t.rows, row)
+		}
+		out = append(out, t)
+	}
+	if s := r.scalingTable(); len(s.rows) > 0 {
+		out = append(out, s)
+	}
+	if t := r.targetsTable(); len(t.rows) > 0 {
+		out = append(out, t)
+	}
+	return out
+}
+
+// workloadNote says what one op of a workload is.
+func workloadNote(workload string, s Sizes) string {
+	switch workload {
+	case "fib":
+		return fmt.Sprintf("one op = fib(n) with a join at every level; ns/join divides by fib(n+1)-1 joins for every impl "+
+			"(goroutine-wg forks every call at n=%d; goroutine-wg-cutoff runs fib sequentially at n <= %d)", s.FibNoCutoff, s.FibCutoff)
+	case "tree-sum":
+		return fmt.Sprintf("one op = the sum of a complete binary tree of 2^depth-1 pointer nodes, built once; "+
+			"blitz joins at every node, goroutine-wg-cutoff forks above depth %d", s.TreeCutoff)
+	case "quicksort":
+		return fmt.Sprintf("one op = sorting a fresh copy of the same random ints (the copy is untimed); "+
+			"parallel impls fork both parts of every partition longer than %d", s.SortCutoff)
+	case "sum":
+		return fmt.Sprintf("one op = the sum of n float64 (built once); goroutine-chunks splits into GOMAXPROCS chunks, "+
+			"blitz-for and blitz-mapreduce use grain %d", s.SumGrain)
+	case "submit":
+		return "one op = tasks trivial tasks submitted from one goroutine, then waited for; pools are built once per row " +
+			"(conc: per op, it cannot be reused); peers run GOMAXPROCS=workers with pools of that size"
+	}
+	return ""
+}
+
+// scalingTable lists, for every implementation measured at more than one
+// worker count, its speedup from the fewest to the most workers.
+func (r *Report) scalingTable() table {
+	t := table{
+		title:  "scaling",
+		notes:  []string{"speedup = median ns/op at the fewest workers / median ns/op at the most workers, same impl and size"},
+		header: []string{"workload", "impl", "parking", "workers", "speedup"},
+	}
+	type key struct{ workload, params, impl, parking string }
+	byKey := map[key][]*Result{}
+	var order []key
+	for _, res := range r.Results {
+		if len(res.NsPerOp) == 0 || res.Case.Kind == KindSeq {
+			continue
+		}
+		k := key{res.Case.Workload, res.Case.Params, res.Case.Impl, res.Case.Parking}
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], res)
+	}
+	for _, k := range order {
+		rs := byKey[k]
+		if len(rs) < 2 {
+			continue
+		}
+		lo, hi := rs[0], rs[0]
+		for _, res := range rs {
+			if res.Case.Workers < lo.Case.Workers {
+				lo = res
+			}
+			if res.Case.Workers > hi.Case.Workers {
+				hi = res
+			}
+		}
+		if lo == hi {
+			continue
+		}
+		p := k.parking
+		if p == "" {
+			p = "-"
+		}
+		t.rows = append(t.rows, []string{
+			k.workload + " " + k.params, k.impl, p,
+			fmt.Sprintf("%d -> %d", lo.Case.Workers, hi.Case.Workers),
+			fmtRatio(median(lo.NsPerOp) / median(hi.NsPerOp)),
+		})
+	}
+	return t
+}
+
+// find returns the result of the row with the given workload, params, impl,
+// workers and parking, or nil.
+func (r *Report) find(workload, params, impl string, workers int, parking string) *Result {
+	for _, res := range r.Results {
+		c := res.Case
+		if c.Workload == workload && c.Params == params && c.Impl == impl && c.Workers == workers && c.Parking == parking && len(res.NsPerOp) > 0 {
+			return res
+		}
+	}
+	return nil
+}
+
+// targetsTable checks the pool's targets (issue 4) against this run.
+func (r *Report) targetsTable() table {
+	t := table{
+		title:  "targets",
+		header: []string{"target", "parking", "measured", "goal", "met"},
+	}
+	if r.Options.Quick {
+		t.notes = append(t.notes, "quick sizes: these figures say nothing about speed")
+	}
+	s := r.Sizes
+	fibP := fmt.Sprintf("n=%d", s.Fib)
+	spP := fmt.Sprintf("n=%d", s.FibSpeedup)
+	taskP := fmt.Sprintf("tasks=%d", s.Tasks)
+	minW, maxW := slices.Min(r.Options.Workers), slices.Max(r.Options.Workers)
+	met := func(ok bool) string {
+		if ok {
+			return "yes"
+		}
+		return "NO"
+	}
+	var groups = r.groups()
+	bestPeerOf := func(workload, params string) *Result {
+		for _, g := range groups {
+			if g.workload == workload && g.params == params {
+				return g.bestPeer()
+			}
+		}
+		return nil
+	}
+	for _, parking := range r.Options.Parkings {
+		if res := r.find("fib", fibP, "blitz-args", 1, parking); res != nil {
+			v := median(res.NsPerOp) / res.Case.PerOp
+			t.rows = append(t.rows, []string{fmt.Sprintf("fib(%d) ns/join, 1 worker, JoinArgs", s.Fib), parking, fmtNum(v), "<= 15", met(v <= 15)})
+		}
+		for _, w := range r.Options.Workers {
+			if res := r.find("fib", fibP, "blitz-args", w, parking); res != nil {
+				v := median(res.Allocs) / res.Case.PerOp
+				t.rows = append(t.rows, []string{fmt.Sprintf("fib(%d) allocs/join, %d workers, JoinArgs", s.Fib, w), parking,
+					fmt.Sprintf("%.2g (%s allocs/op)", v, fmtNum(median(res.Allocs))), "0 (< 1e-4: per-op entry only)", met(v < 1e-4)})
+			}
+		}
+		if minW == 1 && maxW == 2 {
+			lo, hi := r.find("fib", spP, "blitz-args", 1, parking), r.find("fib", spP, "blitz-args", 2, parking)
+			if lo != nil && hi != nil {
+				v := median(lo.NsPerOp) / median(hi.NsPerOp)
+				t.rows = append(t.rows, []string{fmt.Sprintf("fib(%d) speedup 1 -> 2 workers", s.FibSpeedup), parking, fmtRatio(v), ">= 1.80x", met(v >= 1.8)})
+			}
+		}
+		if res := r.find("submit", taskP, "blitz", maxW, parking); res != nil {
+			v := median(res.NsPerOp) / res.Case.PerOp
+			t.rows = append(t.rows, []string{fmt.Sprintf("submit ns/task, %d workers", maxW), parking, fmtNum(v), "<= 80", met(v <= 80)})
+			if best := bestPeerOf("submit", taskP); best != nil {
+				x := median(best.NsPerOp) / median(res.NsPerOp)
+				t.rows = append(t.rows, []string{fmt.Sprintf("submit: best peer (%s workers=%d) time / ours", best.Case.Impl, best.Case.Workers),
+					parking, fmtRatio(x), ">= 2.00x", met(x >= 2)})
+			}
+		}
+	}
+	return t
+}
+
+// WriteText prints the report as aligned plain-text tables.
+func (r *Report) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "Blitz for Go benchmark report, %s\n", r.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "machine: %s\n", r.Machine)
+	fmt.Fprintf(w, "%s\n", r.runLine())
+	for _, t := range r.tables() {
+		fmt.Fprintf(w, "\n== %s\n", t.title)
+		for _, n := range t.notes {
+			fmt.Fprintf(w, "   %s\n", n)
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "%s\t\n", strings.Join(t.header, "\t"))
+		for _, row := range t.rows {
+			fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteMarkdown prints the report as Markdown tables.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "# Benchmark report\n\n")
+	fmt.Fprintf(w, "- date: %s\n", r.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "- machine: %s\n", r.Machine)
+	fmt.Fprintf(w, "- %s\n", r.runLine())
+	for _, t := range r.tables() {
+		fmt.Fprintf(w, "\n## %s\n\n", t.title)
+		for _, n := range t.notes {
+			fmt.Fprintf(w, "%s.  \n", n)
+		}
+		if len(t.notes) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(t.header, " | "))
+		seps := make([]string, len(t.header))
+		for i := range seps {
+			seps[i] = "---"
+			if i > 0 {
+				seps[i] = "---:"
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(seps, " | "))
+		for _, row := range t.rows {
+			cells := slices.Clone(row)
+			for len(cells) < len(t.header) {
+				cells = append(cells, "")
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// runLine describes the run: repetitions, sizes, parking backends, duration.
+func (r *Report) runLine() string {
+	mode := "full sizes"
+	if r.Options.Quick {
+		mode = "quick sizes (smoke run, not figures)"
+	}
+	bt := r.Options.Benchtime
+	if bt == "" {
+		bt = "1s"
+		if r.Options.Quick {
+			bt = "1x"
+		}
+	}
+	pool := "blitz rows: built in"
+	if !blitzAvailable {
+		pool = "blitz rows: NOT built in (peers only)"
+	}
+	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %v, parking %s, %s; took %s; ratios are of medians, x-seq and vs best peer are time ratios (below 1 is faster)",
+		r.Options.Count, mode, bt, r.Options.Workers, r.parkingLine(), pool, r.Elapsed.Round(time.Second))
+}
+
+// parkingLine names the backends run, with what each resolved to.
+func (r *Report) parkingLine() string {
+	var parts []string
+	for _, name := range r.Options.Parkings {
+		desc := name
+		if resolveParking != nil {
+			if got, err := resolveParking(name); err != nil {
+				desc += " (unavailable: " + err.Error() + ")"
+			} else if got != name {
+				desc += " (= " + got + ")"
+			}
+		}
+		parts = append(parts, desc)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtNs(ns float64) string {
+	switch {
+	case math.IsNaN(ns):
+		return "-"
+	case ns >= 1e9:
+		return fmt.Sprintf("%.2fs", ns/1e9)
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2fms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.2fµs", ns/1e3)
+	}
+	return fmt.Sprintf("%.1fns", ns)
+}
+
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "-"
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case math.Abs(v) >= 0.01:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+func fmtRatio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	if v >= 100 {
+		return fmt.Sprintf("%.0fx", v)
+	}
+	return fmt.Sprintf("%.2fx", v)
+}
+
+func fmtPct(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return fmt.Sprintf("±%.0f%%", v*50)
+}
