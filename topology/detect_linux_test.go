@@ -40,3 +40,22 @@ func TestDetectFromPinnedThread(t *testing.T) {
 		t.Errorf("Detect on a thread pinned to %d: allowed %s, want %s", mask.Max(), allowed, want)
 	}
 }
+
+func BenchmarkDetect(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		Detect()
+	}
+}
+
+func BenchmarkPin(b *testing.B) {
+	cpu := Detect().Allowed.Min()
+	b.ReportAllocs()
+	for b.Loop() {
+		unpin, err := Pin(cpu)
+		if err != nil {
+			b.Fatal(err)
+		}
+		unpin()
+	}
+}
