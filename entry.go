@@ -36,7 +36,7 @@ func (g goJob) run(w *Worker) {
 			if v := recover(); v != nil {
 				pe := newPanicError(v)
 				if h := p.panicHandler; h != nil {
-					h(pe.Value, pe.Stack)
+					callHandler(h, pe)
 				} else {
 					// Crash as an unrecovered panic in a goroutine of its
 					// own would, with the task's stack in the report;
@@ -49,6 +49,22 @@ func (g goJob) run(w *Worker) {
 		p.rootDone()
 	}()
 	g(w)
+	ok = true
+}
+
+// callHandler gives a task's panic to the handler. A panic in the handler
+// itself crashes the program (it must not unwind into the joins this worker
+// may be helping, which would report it as theirs).
+func callHandler(h func(any, []byte), pe *PanicError) {
+	ok := false
+	defer func() {
+		if !ok {
+			if v := recover(); v != nil {
+				go crash(newPanicError(v))
+			}
+		}
+	}()
+	h(pe.Value, pe.Stack)
 	ok = true
 }
 

@@ -122,6 +122,11 @@ func (s *frameStack) ownerAtSlow(d uint32, owner int) *frame {
 }
 
 // argFrame is the job of JoinArgs: a non-capturing function and its argument.
+// The fast path leaves fn and arg in place when the join returns (clearing
+// them would cost stores with write barriers on every join), so the last
+// argument joined at a depth stays reachable until the next join at that
+// depth on that worker, or until Close: a bounded retention, one value per
+// depth per worker.
 type argFrame[B, R any] struct {
 	fn     func(*Worker, B) R
 	arg    B

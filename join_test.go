@@ -117,10 +117,11 @@ func TestJoinZeroAllocs(t *testing.T) {
 
 // stolenPair runs a join whose second half is certainly stolen: the first
 // half waits until the second has started on another worker. It needs at
-// least two workers. fa and fb run after that handshake.
-func stolenPair(w *Worker, fa, fb func()) {
+// least two workers. fa and fb run after that handshake, each with the
+// worker running it (a Worker must not be used from another goroutine).
+func stolenPair(w *Worker, fa, fb func(w *Worker)) {
 	started := make(chan struct{})
-	w.Join(func(*Worker) { <-started; fa() }, func(*Worker) { close(started); fb() })
+	w.Join(func(w *Worker) { <-started; fa(w) }, func(w *Worker) { close(started); fb(w) })
 }
 
 func panicWith(v any) func() { return func() { panic(v) } }
@@ -152,12 +153,12 @@ func TestJoinPanics(t *testing.T) {
 				within(t, "join", func() {
 					v = catchPanic(func() {
 						Do(p, func(w *Worker) int {
-							fa := func() { ranA.Store(true); c.fa() }
-							fb := func() { ranB.Store(true); c.fb() }
+							fa := func(*Worker) { ranA.Store(true); c.fa() }
+							fb := func(*Worker) { ranB.Store(true); c.fb() }
 							if c.stolen {
 								stolenPair(w, fa, fb)
 							} else {
-								w.Join(func(*Worker) { fa() }, func(*Worker) { fb() })
+								w.Join(fa, fb)
 							}
 							return 0
 						})
@@ -206,12 +207,12 @@ func TestJoinGoexit(t *testing.T) {
 				var ranA, ranB atomic.Bool
 				exited := exitsGoroutine(t, func() {
 					Do(p, func(w *Worker) int {
-						fa := func() { ranA.Store(true); c.fa() }
-						fb := func() { ranB.Store(true); c.fb() }
+						fa := func(*Worker) { ranA.Store(true); c.fa() }
+						fb := func(*Worker) { ranB.Store(true); c.fb() }
 						if c.stolen {
 							stolenPair(w, fa, fb)
 						} else {
-							w.Join(func(*Worker) { fa() }, func(*Worker) { fb() })
+							w.Join(fa, fb)
 						}
 						return 0
 					})

@@ -29,9 +29,9 @@ func irregularSeq(n int) int {
 // and checks that the rare paths ran: joins whose second half was stolen,
 // and workers that slept.
 func TestStressMixed(t *testing.T) {
-	callers, iters, n := 4, 30, 26
+	callers, iters, n := 4, 30, 150
 	if testing.Short() {
-		callers, iters, n = 2, 5, 20
+		callers, iters, n = 2, 5, 100
 	}
 	want := irregularSeq(n)
 	for _, k := range testParkings() {
@@ -40,15 +40,17 @@ func TestStressMixed(t *testing.T) {
 			var wg sync.WaitGroup
 			var bad atomic.Int64
 			var fired sync.WaitGroup
+			var pairMu sync.Mutex
 			for c := 0; c < callers; c++ {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					<-start
 					for i := 0; i < iters; i++ {
-						switch (c + i) % 4 {
+						switch (c + i) % 5 {
 						case 0:
-							if Do(p, func(w *Worker) int { return irregular(w, n) }) != want {
+							if got := Do(p, func(w *Worker) int { return irregular(w, n) }); got != want {
+								t.Errorf("irregular(%d) = %d, want %d", n, got, want)
 								bad.Add(1)
 							}
 						case 1:
@@ -56,11 +58,12 @@ func TestStressMixed(t *testing.T) {
 							p.Run(func(w *Worker) {
 								w.Scope(func(s *Scope) {
 									for j := 0; j < 50; j++ {
-										s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(irregular(w, 12))) })
+										s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(irregular(w, 60))) })
 									}
 								})
 							})
-							if sum.Load() != int64(50*irregularSeq(12)) {
+							if sum.Load() != int64(50*irregularSeq(60)) {
+								t.Errorf("scope sum = %d, want %d", sum.Load(), 50*irregularSeq(60))
 								bad.Add(1)
 							}
 						case 2:
@@ -69,11 +72,30 @@ func TestStressMixed(t *testing.T) {
 									func(a, b int) int { return a + b })
 							})
 							if got != 1<<14 {
+								t.Errorf("MapReduce = %d", got)
+								bad.Add(1)
+							}
+						case 4:
+							// A join whose second half is certainly
+							// stolen (the first waits for it to start),
+							// even at GOMAXPROCS=1, where natural steals
+							// can be rare. The first half blocks its
+							// worker, so one such join at a time: four
+							// at once could block all four workers.
+							pairMu.Lock()
+							got := Do(p, func(w *Worker) int {
+								var x, y int
+								stolenPair(w, func(w *Worker) { x = irregular(w, 60) }, func(w *Worker) { y = irregular(w, 60) })
+								return x + y
+							})
+							pairMu.Unlock()
+							if got != 2*irregularSeq(60) {
+								t.Errorf("stolen pair = %d, want %d", got, 2*irregularSeq(60))
 								bad.Add(1)
 							}
 						case 3:
 							fired.Add(1)
-							if err := p.Go(func(w *Worker) { defer fired.Done(); irregular(w, 14) }); err != nil {
+							if err := p.Go(func(w *Worker) { defer fired.Done(); irregular(w, 60) }); err != nil {
 								bad.Add(1)
 								fired.Done()
 							}

@@ -18,8 +18,12 @@ import (
 //
 // A Worker belongs to the goroutine it was handed to, for the duration of the
 // call it was handed in: using it from another goroutine, or after that call
-// returned, is a programmer error that corrupts the worker's deque (it is not
-// detected, as a data race on a map is not).
+// returned, is a programmer error that corrupts the worker's deque and join
+// depth. The usual way to make it is a closure that captures the outer
+// worker: in Join(w, a, b), b may run on another worker, so b must use the
+// *Worker it receives, never the w of the enclosing function. Like a data
+// race on a map, the misuse is not detected in normal builds; the race
+// detector reports it (both goroutines write the worker's fields).
 type Worker struct {
 	_ atomics.Pad
 
