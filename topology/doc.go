@@ -107,8 +107,9 @@
 //
 // A worker calls Pin(cpu) at its start: runtime.LockOSThread, then
 // sched_setaffinity(0, {cpu}) on that thread, for the goroutine's whole life.
-// When a goroutine returns still locked, the runtime ends its thread, so the
-// narrowed mask never reaches another goroutine; the unpin function restores
+// When a goroutine returns still locked, the runtime ends its thread (or, for
+// the main thread, parks it for good), so the narrowed mask never reaches
+// another goroutine; the unpin function restores
 // the old mask and unlocks, for callers that pin for a while only. New
 // threads are spawned from the runtime's template thread when the requesting
 // thread is locked, so they do not inherit the mask either. Failures (EINVAL

@@ -166,8 +166,8 @@ func renderIdentity(w io.Writer, id topology.Identity) {
 	}
 	fmt.Fprintf(w, "Processor: %s %q, family %d model %d stepping %d (cpuid, %s)\n",
 		orUnknown(id.Vendor), id.Brand, id.Family, id.Model, id.Stepping, id.Arch)
-	fmt.Fprintf(w, "  cpuid counts: %d physical cores, %d logical, %d threads per core; cache line %d B\n",
-		id.PhysicalCores, id.LogicalCores, id.ThreadsPerCore, id.CacheLine)
+	fmt.Fprintf(w, "  cpuid counts: %s, %d logical, %s per core; cache line %s\n",
+		plural(id.PhysicalCores, "physical core"), id.LogicalCores, plural(id.ThreadsPerCore, "thread"), lineSize(id.CacheLine))
 	fmt.Fprintf(w, "  cpuid caches: L1d %s, L1i %s, L2 %s, L3 %s\n",
 		size(int64(id.L1D)), size(int64(id.L1I)), size(int64(id.L2)), size(int64(id.L3)))
 	fmt.Fprintf(w, "  features (x/sys/cpu): %s\n", orUnknown(strings.Join(id.Features, " ")))
