@@ -19,10 +19,14 @@ func Detect() *Topology {
 	return t
 }
 
+// affinityCPUs is the number of CPUs a unix.CPUSet holds: glibc's
+// CPU_SETSIZE, 1024 on every GOARCH (in 32 or 64-bit words).
+const affinityCPUs = 1024
+
 // fromUnix converts a unix.CPUSet.
 func fromUnix(u *unix.CPUSet) CPUSet {
 	var b setBuilder
-	for c := 0; c < len(u)*64; c++ {
+	for c := 0; c < affinityCPUs; c++ {
 		if u.IsSet(c) {
 			b.add(c)
 		}

@@ -2,7 +2,12 @@
 
 package topology
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // TestDetectLive runs detection on the machine the tests run on: whatever it
 // is, the result must be usable and its allowed set must be the process's
@@ -57,5 +62,17 @@ func BenchmarkPin(b *testing.B) {
 			b.Fatal(err)
 		}
 		unpin()
+	}
+}
+
+// TestAffinityCPUs pins the size of unix.CPUSet that Pin and fromUnix assume.
+func TestAffinityCPUs(t *testing.T) {
+	var u unix.CPUSet
+	u.Set(affinityCPUs - 1)
+	if !u.IsSet(affinityCPUs-1) || u.Count() != 1 {
+		t.Fatalf("unix.CPUSet cannot hold cpu %d", affinityCPUs-1)
+	}
+	if got := int(unsafe.Sizeof(u)) * 8; got != affinityCPUs {
+		t.Fatalf("unix.CPUSet holds %d CPUs, want %d", got, affinityCPUs)
 	}
 }

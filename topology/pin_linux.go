@@ -35,8 +35,8 @@ const PinSupported = true
 // thread is locked.
 func Pin(cpu int) (unpin func(), err error) {
 	var set unix.CPUSet
-	if cpu < 0 || cpu >= len(set)*64 {
-		return nil, fmt.Errorf("topology: pin to cpu %d: out of range [0, %d): %w", cpu, len(set)*64, unix.EINVAL)
+	if cpu < 0 || cpu >= affinityCPUs {
+		return nil, fmt.Errorf("topology: pin to cpu %d: out of range [0, %d): %w", cpu, affinityCPUs, unix.EINVAL)
 	}
 	set.Set(cpu)
 	runtime.LockOSThread()

@@ -89,13 +89,13 @@ func TestPinEachAllowedCPU(t *testing.T) {
 func TestPinImpossible(t *testing.T) {
 	orig := processMask(t)
 	missing := -1
-	for c := 0; c < 1024; c++ {
+	for c := 0; c < affinityCPUs; c++ {
 		if !orig.Contains(c) {
 			missing = c
 			break
 		}
 	}
-	for _, c := range []int{-1, 1024, 1 << 20, missing} {
+	for _, c := range []int{-1, affinityCPUs, 1 << 20, missing} {
 		if c == missing && c < 0 {
 			continue
 		}
