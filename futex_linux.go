@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/sleep"
 )
 
@@ -50,7 +51,7 @@ type futexParker struct {
 	// swap). The kernel reads it in FUTEX_WAIT, comparing it with Waiter.
 	// All accesses are sequentially consistent atomics.
 	state uint32
-	_     [60]byte // keep neighbouring parkers off this cache line
+	_     atomics.Pad // keep neighbouring parkers off this cache line
 }
 
 // Park blocks until it consumes the token. It never returns spuriously: an

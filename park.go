@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/sleep"
 )
 
@@ -125,7 +126,7 @@ type spinParker struct {
 	// token: 1 when a token is available. Set to 1 by Unpark (any
 	// goroutine, atomic store), cleared 1 -> 0 by Park (the owner, CAS).
 	token atomic.Uint32
-	_     [60]byte // keep neighbouring parkers off this cache line
+	_     atomics.Pad // keep neighbouring parkers off this cache line
 }
 
 const spinParkerYieldEvery = 64
@@ -136,7 +137,7 @@ func (p *spinParker) Park() {
 		if i%spinParkerYieldEvery == 0 {
 			runtime.Gosched()
 		} else {
-			spinHint()
+			atomics.SpinHint()
 		}
 	}
 }

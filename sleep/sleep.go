@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"github.com/blitz-go/blitz/atomics"
 )
 
 // Parker is the blocking primitive a worker sleeps on: a binary token, as in
@@ -48,7 +50,7 @@ const DefaultRoundsUntilSleepy = 32
 // It implements rayon-core's sleep protocol; doc.go explains it.
 type Sleep struct {
 	counters counters
-	_        pad
+	_        atomics.Pad // keep the counters off the workers' lines
 
 	// Immutable after New.
 	workers             []workerSleepState
@@ -71,7 +73,7 @@ type workerSleepState struct {
 	// it under mu and parks again while it is still set.
 	isBlocked bool
 	parker    Parker
-	_         pad
+	_         atomics.Pad
 }
 
 // IdleState is a worker's progress through the idle rounds, kept by the
@@ -215,7 +217,7 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 	// F1 comes first and its push is visible to the hasInjectedJobs read
 	// below, or this F2 comes first and our sleeping increment is visible to
 	// the poster's read of the counters, and it wakes us.
-	seqCstFence()
+	atomics.SeqCstFence()
 	// S7: the final injector check (it covers a JEC rollover; doc.go).
 	if hasInjectedJobs() {
 		// Nobody will wake us for this job: take ourselves off the count.
@@ -258,7 +260,7 @@ func (s *Sleep) NewInjectedJobs(n int, queueWasEmpty bool) {
 	// P2: fence F1, after the push (P1) and before reading the counters (P3).
 	// Pairs with fence F2 in sleep, between the sleeping increment and the
 	// final injector check.
-	seqCstFence()
+	atomics.SeqCstFence()
 	s.newJobs(n, queueWasEmpty)
 }
 

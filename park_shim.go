@@ -1,4 +1,0 @@
-package blitz
-
-// Temporary until atomics/ lands: replaced by atomics.SpinHint.
-func spinHint() {}
