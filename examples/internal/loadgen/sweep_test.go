@@ -1,0 +1,93 @@
+package loadgen_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/blitz-go/blitz/examples/internal/chart"
+	"github.com/blitz-go/blitz/examples/internal/loadgen"
+	"github.com/blitz-go/blitz/examples/internal/server"
+)
+
+// TestSweepSmoke runs the whole pipeline at toy sizes: calibration, every
+// mode at an underload and an overload, CSV, Markdown and the chart in both
+// formats. It asserts that the pipeline works, not what it measured.
+func TestSweepSmoke(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	start, err := loadgen.InProcess(4<<10, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	capacity, rows, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{
+		Start: start, Modes: server.Modes, Loads: []int{50, 120},
+		Point: 200 * time.Millisecond, Warmup: 50 * time.Millisecond, Calibration: 100 * time.Millisecond,
+		MaxInFlight: 256, Timeout: 10 * time.Second, Seed: 1, Log: &log,
+	})
+	t.Log(log.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if capacity <= 0 {
+		t.Errorf("capacity %v", capacity)
+	}
+	if len(rows) != 2*len(server.Modes) {
+		t.Fatalf("%d rows, want %d", len(rows), 2*len(server.Modes))
+	}
+	for i, r := range rows {
+		wantMode := server.Modes[i%len(server.Modes)].String()
+		if r.Mode != wantMode || r.OK == 0 {
+			t.Errorf("row %d: %+v; want mode %s with some 200s", i, r, wantMode)
+		}
+	}
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "sweep.csv")
+	f, err := os.Create(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loadgen.WriteCSV(f, rows); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	f, err = os.Open(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := loadgen.ReadCSV(f)
+	f.Close()
+	if err != nil || len(back) != len(rows) {
+		t.Fatalf("ReadCSV: %d rows, %v", len(back), err)
+	}
+	png, svg := filepath.Join(dir, "sweep.png"), filepath.Join(dir, "sweep.svg")
+	if err := chart.Draw(back, "smoke", png, svg); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{png, svg} {
+		if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestSweepRejectsBadConfig(t *testing.T) {
+	start, err := loadgen.InProcess(1024, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Modes: server.Modes}); err == nil {
+		t.Error("no loads: no error")
+	}
+	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Modes: server.Modes, Loads: []int{0}}); err == nil {
+		t.Error("load 0%: no error")
+	}
+	if _, err := loadgen.InProcess(0, 1); err == nil {
+		t.Error("work size 0: no error")
+	}
+}

@@ -1,0 +1,322 @@
+// Command loadgen is an open-loop load generator for the example server
+// (../server), and the sweep that compares its modes.
+//
+// One run against a running server:
+//
+//	go run ./loadgen -url http://127.0.0.1:8080/work -rate 2000 -duration 10s
+//
+// The sweep starts the server itself (a child process per point, running
+// this same binary with -child-server), measures the inline mode's
+// capacity, runs every mode at loads from 30% to 120% of it, and writes a
+// CSV, a Markdown table and the chart:
+//
+//	go run ./loadgen -sweep -point 10s -csv sweep.csv -md sweep.md -chart sweep.png,sweep.svg
+//
+// Targets must be loopback addresses; see package loadgen for the method.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/blitz-go/blitz/examples/internal/chart"
+	"github.com/blitz-go/blitz/examples/internal/loadgen"
+	"github.com/blitz-go/blitz/examples/internal/server"
+	"github.com/blitz-go/blitz/examples/internal/work"
+)
+
+type flags struct {
+	url         string
+	rate        float64
+	duration    time.Duration
+	count       int
+	timeout     time.Duration
+	maxInFlight int
+	seed        uint64
+
+	sweep       bool
+	modes       string
+	loads       string
+	point       time.Duration
+	warmup      time.Duration
+	calibration time.Duration
+	capRPS      float64
+	workSize    int
+	capacity    int
+	inProcess   bool
+	csvPath     string
+	mdPath      string
+	chartPaths  string
+	title       string
+	note        string
+
+	childServer bool
+	mode        string
+}
+
+func main() {
+	var f flags
+	flag.StringVar(&f.url, "url", "", "target URL for a single run (loopback only)")
+	flag.Float64Var(&f.rate, "rate", 1000, "single run: offered load, requests per second")
+	flag.DurationVar(&f.duration, "duration", 10*time.Second, "single run: length of the schedule")
+	flag.IntVar(&f.count, "count", 1_000_000, "single run: most requests sent")
+	flag.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
+	flag.IntVar(&f.maxInFlight, "max-inflight", 8192, "most outstanding requests (more are dropped and counted as errors)")
+	flag.Uint64Var(&f.seed, "seed", 1, "schedule RNG seed")
+
+	flag.BoolVar(&f.sweep, "sweep", false, "run the sweep over modes and loads")
+	flag.StringVar(&f.modes, "modes", "inline,ants,blitz", "sweep: modes")
+	flag.StringVar(&f.loads, "loads", "30,50,70,80,90,100,110,120", "sweep: offered loads in % of inline capacity")
+	flag.DurationVar(&f.point, "point", 10*time.Second, "sweep: schedule length per point")
+	flag.DurationVar(&f.warmup, "warmup", time.Second, "unmeasured lead-in at the same rate before each run or point")
+	flag.DurationVar(&f.calibration, "calibration", 2*time.Second, "sweep: length of each closed-loop capacity probe")
+	flag.Float64Var(&f.capRPS, "capacity-rps", 0, "sweep: use this as 100% instead of calibrating")
+	flag.IntVar(&f.workSize, "work", work.DefaultSize, "sweep: bytes hashed per request by the server")
+	flag.IntVar(&f.capacity, "capacity", 64, "sweep: server capacity (in-flight bound of ants and blitz modes)")
+	flag.BoolVar(&f.inProcess, "inprocess", false, "sweep: run the server in this process instead of a child")
+	flag.StringVar(&f.csvPath, "csv", "", "sweep: CSV output path")
+	flag.StringVar(&f.mdPath, "md", "", "sweep: Markdown output path")
+	flag.StringVar(&f.chartPaths, "chart", "", "sweep: comma-separated chart paths (.png, .svg)")
+	flag.StringVar(&f.title, "title", "p99 latency against offered load", "sweep: chart title")
+	flag.StringVar(&f.note, "note", "", "sweep: a line put at the top of the Markdown output")
+
+	flag.BoolVar(&f.childServer, "child-server", false, "internal: serve until stdin closes (the sweep's child)")
+	flag.StringVar(&f.mode, "mode", "blitz", "internal: the child server's mode")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch {
+	case f.childServer:
+		err = childServer(f)
+	case f.sweep:
+		err = sweep(ctx, f)
+	case f.url != "":
+		err = single(ctx, f)
+	default:
+		err = errors.New("give -url for a single run or -sweep")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+func single(ctx context.Context, f flags) error {
+	do, closeConns, err := loadgen.HTTPDoer(f.url, f.maxInFlight)
+	if err != nil {
+		return err
+	}
+	defer closeConns()
+	res, err := loadgen.Run(ctx, loadgen.Config{
+		Rate: f.rate, Count: f.count, Duration: f.duration, Warmup: f.warmup, Timeout: f.timeout,
+		MaxInFlight: f.maxInFlight, Seed: f.seed,
+	}, do, loadgen.RealClock{})
+	if err != nil {
+		return err
+	}
+	fmt.Println(res)
+	return nil
+}
+
+func parseModes(s string) ([]server.Mode, error) {
+	var ms []server.Mode
+	for _, name := range strings.Split(s, ",") {
+		m, err := server.ParseMode(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
+}
+
+func parseLoads(s string) ([]int, error) {
+	var ls []int
+	for _, v := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad load %q: want positive integers (percent)", v)
+		}
+		ls = append(ls, n)
+	}
+	return ls, nil
+}
+
+func sweep(ctx context.Context, f flags) error {
+	modes, err := parseModes(f.modes)
+	if err != nil {
+		return err
+	}
+	loads, err := parseLoads(f.loads)
+	if err != nil {
+		return err
+	}
+	h, err := work.New(f.workSize)
+	if err != nil {
+		return err
+	}
+	per, err := h.Calibrate(200)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "work: SHA-256 over %d bytes, %v per request; GOMAXPROCS=%d; server capacity %d\n",
+		f.workSize, per.Round(time.Microsecond), runtime.GOMAXPROCS(0), f.capacity)
+	var start loadgen.Starter
+	if f.inProcess {
+		if start, err = loadgen.InProcess(f.workSize, f.capacity); err != nil {
+			return err
+		}
+	} else {
+		if start, err = childStarter(f.workSize, f.capacity); err != nil {
+			return err
+		}
+	}
+	capacity, rows, err := loadgen.Sweep(ctx, loadgen.SweepConfig{
+		Start: start, Modes: modes, Loads: loads, Point: f.point, Warmup: f.warmup, Calibration: f.calibration,
+		Capacity: f.capRPS, MaxInFlight: f.maxInFlight, Timeout: f.timeout, Seed: f.seed, Log: os.Stderr,
+	})
+	if err != nil {
+		return err
+	}
+	var table bytes.Buffer
+	if err := loadgen.WriteMarkdown(&table, rows); err != nil {
+		return err
+	}
+	fmt.Print(table.String())
+	if f.csvPath != "" {
+		if err := writeFile(f.csvPath, func(w io.Writer) error { return loadgen.WriteCSV(w, rows) }); err != nil {
+			return err
+		}
+	}
+	if f.mdPath != "" {
+		err := writeFile(f.mdPath, func(w io.Writer) error {
+			if f.note != "" {
+				fmt.Fprintf(w, "%s\n\n", f.note)
+			}
+			host, _ := os.Hostname()
+			fmt.Fprintf(w, "- date: %s\n- machine: %s, %d CPUs visible, GOMAXPROCS=%d (%s)\n- go: %s %s/%s\n",
+				time.Now().UTC().Format(time.RFC3339), cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), host,
+				runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(w, "- command: `%s`\n", strings.Join(append([]string{"loadgen"}, os.Args[1:]...), " "))
+			fmt.Fprintf(w, "- work: SHA-256 over %d bytes, %v per request (mean of 200, one goroutine, measured at start)\n",
+				f.workSize, per.Round(time.Microsecond))
+			fmt.Fprintf(w, "- capacity (100%%): %.0f req/s (inline mode, closed loop, best of GOMAXPROCS x1/x2/x4)\n", capacity)
+			fmt.Fprintf(w, "- server capacity bound (ants pool size, blitz in-flight cap): %d; server in a %s\n",
+				f.capacity, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
+			fmt.Fprintf(w, "- latency: from each request's intended (scheduled) send time to the end of its response, 200s only; exact nearest-rank percentiles over all samples\n\n")
+			_, err := w.Write(table.Bytes())
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if f.chartPaths != "" {
+		if err := chart.Draw(rows, f.title, strings.Split(f.chartPaths, ",")...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			if _, v, ok := strings.Cut(line, ":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}
+
+func writeFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// childStarter starts each server as a child process running this binary
+// with -child-server, so that the generator and the server have separate
+// Go runtimes, as a client and a server would. The child prints its
+// address on stdout and shuts down gracefully when its stdin closes (so it
+// also goes away if the generator dies).
+func childStarter(workSize, capacity int) (loadgen.Starter, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return func(mode server.Mode) (string, func() error, error) {
+		cmd := exec.Command(self, "-child-server", "-mode", mode.String(),
+			"-work", strconv.Itoa(workSize), "-capacity", strconv.Itoa(capacity))
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return "", nil, err
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return "", nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return "", nil, err
+		}
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		addr, ok := strings.CutPrefix(strings.TrimSpace(line), "ADDR ")
+		if err != nil || !ok {
+			stdin.Close()
+			cmd.Wait()
+			return "", nil, fmt.Errorf("child server: no address (read %q: %v)", line, err)
+		}
+		stop := func() error {
+			stdin.Close()
+			return cmd.Wait()
+		}
+		return "http://" + addr + "/work", stop, nil
+	}, nil
+}
+
+func childServer(f flags) error {
+	m, err := server.ParseMode(f.mode)
+	if err != nil {
+		return err
+	}
+	h, err := work.New(f.workSize)
+	if err != nil {
+		return err
+	}
+	s, err := server.Start(server.Config{Mode: m, Capacity: f.capacity, Work: h.Do})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ADDR %s\n", s.Addr())
+	io.Copy(io.Discard, os.Stdin) // until the parent closes it
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return s.Shutdown(ctx)
+}
