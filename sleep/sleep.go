@@ -38,13 +38,26 @@ type Config struct {
 }
 
 // DefaultRoundsUntilSleepy is the number of idle rounds a worker yields
-// before it gets sleepy. Rayon and Blitz use 32. Measured on the 2-vCPU KVM
-// machine (bench/results/sleep-amd64.txt, BenchmarkRounds): one Gosched round
-// costs about 0.2-0.4 µs there, so 32 rounds keep a worker reachable without a
-// wake-up for only ~10 µs, while a futex wake-to-run costs 30-40 µs and
-// idle CPU after the burst is unaffected by the choice (the yield phase lasts
-// microseconds, the idle second is spent parked).
-const DefaultRoundsUntilSleepy = 32
+// before it gets sleepy. Rayon and Blitz use 32; we use 64, measured on the
+// 2-vCPU KVM machine (bench/results/sleep-amd64.txt, BenchmarkRounds and
+// BenchmarkWake in the root package):
+//
+//   - waking a parked worker costs 20-30 µs (futex, p50; p99 ~80 µs) to
+//     75 µs (portable), so a worker that is still yielding when work comes
+//     saves that much (its latency is ~0.2 µs);
+//   - one round with the futex backend's sched_yield costs ~0.4 µs, so 64
+//     rounds keep a worker reachable for ~25 µs after its last job, about
+//     one wake's cost: the classic competitive choice (spin as long as
+//     blocking and waking would cost, never paying more than twice the
+//     optimum). With jobs 10 µs apart, 32 rounds still parked between jobs
+//     (p50 19.6 µs) and 64 did not (p50 0.2 µs);
+//   - the price is at most those ~25 µs of CPU per idle episode; CPU over
+//     an idle second is unaffected (BenchmarkIdleCPU), and 256 rounds
+//     already cost ~4x the worker CPU per job at sparse arrivals.
+//
+// With the portable backend (Gosched, ~0.15 µs a round) the same 64 rounds
+// last ~10 µs.
+const DefaultRoundsUntilSleepy = 64
 
 // Sleep decides when idle workers sleep and wakes them when work is posted.
 // It implements rayon-core's sleep protocol; doc.go explains it.

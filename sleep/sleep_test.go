@@ -1,0 +1,178 @@
+package sleep
+
+import (
+	"sync/atomic"
+	"testing"
+)
+
+// countParker counts Unparks and never blocks.
+type countParker struct{ unparks atomic.Int32 }
+
+func (p *countParker) Park()   {}
+func (p *countParker) Unpark() { p.unparks.Add(1) }
+
+// newTestSleep returns a Sleep over n counting parkers, with workers
+// [0, sleepers) registered as sleeping and [sleepers, sleepers+idle) idle.
+func newTestSleep(t *testing.T, n, sleepers, idle int) (*Sleep, []*countParker) {
+	t.Helper()
+	cps := make([]*countParker, n)
+	ps := make([]Parker, n)
+	for i := range ps {
+		cps[i] = new(countParker)
+		ps[i] = cps[i]
+	}
+	s, err := New(Config{Parkers: ps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < sleepers+idle; i++ {
+		s.StartLooking(i)
+	}
+	for i := 0; i < sleepers; i++ {
+		if !s.counters.tryAddSleepingThread(s.counters.load()) {
+			t.Fatal("tryAddSleepingThread")
+		}
+		s.workers[i].isBlocked = true
+	}
+	return s, cps
+}
+
+func totalUnparks(cps []*countParker) (n int) {
+	for _, p := range cps {
+		n += int(p.unparks.Load())
+	}
+	return n
+}
+
+// TestNoWakeWithoutSleepers: posting with nobody asleep wakes nobody and
+// only turns the JEC odd.
+func TestNoWakeWithoutSleepers(t *testing.T) {
+	s, cps := newTestSleep(t, 4, 0, 2)
+	s.NewInjectedJobs(3, false)
+	s.NewInternalJobs(3, true)
+	if n := totalUnparks(cps); n != 0 {
+		t.Fatalf("%d Unparks with nobody asleep", n)
+	}
+	if w := s.counters.load(); w != packCounters(0, 2, 1) {
+		t.Fatalf("counters %#x, want JEC 1 and 2 inactive", uint64(w))
+	}
+}
+
+// TestWakeDecisions pins newJobs' arithmetic: wake only as many sleepers as
+// the awake-but-idle workers cannot absorb, one per job if the queue already
+// held work, never more than sleep; the waker decrements sleeping.
+func TestWakeDecisions(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		sleepers, idle, jobs int
+		queueWasEmpty        bool
+		want                 int
+	}{
+		{"idle worker absorbs one job", 2, 1, 1, true, 0},
+		{"idle worker absorbs one of two", 2, 1, 2, true, 1},
+		{"no idle worker", 2, 0, 1, true, 1},
+		{"queue had work", 2, 1, 1, false, 1},
+		{"capped by sleepers", 2, 0, 5, false, 2},
+		{"capped by sleepers, empty queue", 3, 1, 9, true, 3},
+		{"zero jobs", 2, 0, 0, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, cps := newTestSleep(t, 4, tc.sleepers, tc.idle)
+			s.NewInternalJobs(tc.jobs, tc.queueWasEmpty)
+			if got := totalUnparks(cps); got != tc.want {
+				t.Fatalf("woke %d, want %d", got, tc.want)
+			}
+			if sl := s.counters.load().sleepingThreads(); int(sl) != tc.sleepers-tc.want {
+				t.Fatalf("sleeping %d after waking %d of %d", sl, tc.want, tc.sleepers)
+			}
+			blocked := 0
+			for i := range s.workers {
+				if s.workers[i].isBlocked {
+					blocked++
+				}
+			}
+			if blocked != tc.sleepers-tc.want {
+				t.Fatalf("%d workers still blocked, want %d", blocked, tc.sleepers-tc.want)
+			}
+		})
+	}
+}
+
+// TestWorkFoundWakesUpToTwo: a worker that found work wakes min(sleeping, 2)
+// sleepers.
+func TestWorkFoundWakesUpToTwo(t *testing.T) {
+	for sleepers, want := range []int{0, 1, 2, 2} {
+		s, cps := newTestSleep(t, 4, sleepers, 1)
+		s.WorkFound()
+		if got := totalUnparks(cps); got != want {
+			t.Errorf("%d sleepers: WorkFound woke %d, want %d", sleepers, got, want)
+		}
+	}
+}
+
+// TestNotifyWorkerLatchIsSet wakes exactly the named worker, once.
+func TestNotifyWorkerLatchIsSet(t *testing.T) {
+	s, cps := newTestSleep(t, 3, 3, 0)
+	s.NotifyWorkerLatchIsSet(1)
+	s.NotifyWorkerLatchIsSet(1)
+	if cps[0].unparks.Load() != 0 || cps[1].unparks.Load() != 1 || cps[2].unparks.Load() != 0 {
+		t.Fatalf("unparks %d %d %d, want 0 1 0", cps[0].unparks.Load(), cps[1].unparks.Load(), cps[2].unparks.Load())
+	}
+	if sl := s.counters.load().sleepingThreads(); sl != 2 {
+		t.Fatalf("sleeping %d, want 2", sl)
+	}
+}
+
+// TestFinalInjectorCheck: a worker that registered as sleeping and then sees
+// an injected job takes itself off the sleeping count and does not park.
+func TestFinalInjectorCheck(t *testing.T) {
+	p := newSignalParker()
+	s, err := New(Config{Parkers: []Parker{p}, Yield: func() {}, RoundsUntilSleepy: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var latch CoreLatch
+	idle := s.StartLooking(0)
+	s.NoWorkFound(&idle, &latch, func() bool { return false }) // sleepy
+	checks := 0
+	s.NoWorkFound(&idle, &latch, func() bool { checks++; return true })
+	if checks != 1 {
+		t.Fatalf("final check ran %d times", checks)
+	}
+	select {
+	case <-p.parked:
+		t.Fatal("parked with an injected job waiting")
+	default:
+	}
+	if w := s.counters.load(); w.sleepingThreads() != 0 || w.inactiveThreads() != 1 {
+		t.Fatalf("sleeping %d inactive %d", w.sleepingThreads(), w.inactiveThreads())
+	}
+	if idle.rounds != 0 || latch.state.Load() != latchUnset {
+		t.Fatalf("rounds %d latch %d after the final check", idle.rounds, latch.state.Load())
+	}
+}
+
+// TestLatchSetStopsSleep: a latch Set before the worker falls asleep makes
+// it skip sleeping.
+func TestLatchSetStopsSleep(t *testing.T) {
+	p := newSignalParker()
+	s, err := New(Config{Parkers: []Parker{p}, Yield: func() {}, RoundsUntilSleepy: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var latch CoreLatch
+	idle := s.StartLooking(0)
+	s.NoWorkFound(&idle, &latch, func() bool { return false }) // sleepy
+	if latch.Set() {
+		t.Fatal("latch reported Sleeping before the worker slept")
+	}
+	s.NoWorkFound(&idle, &latch, func() bool { return false })
+	select {
+	case <-p.parked:
+		t.Fatal("parked with its latch Set")
+	default:
+	}
+	if sl := s.counters.load().sleepingThreads(); sl != 0 {
+		t.Fatalf("sleeping %d", sl)
+	}
+}
