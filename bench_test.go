@@ -80,3 +80,26 @@ func BenchmarkDo(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFibCeiling is the hardware's own speedup for the same split, with
+// no pool: one goroutine computes sequential fib(n-1) while another computes
+// fib(n-2) (workers=2), against both in a row on one goroutine (workers=1).
+// On a shared VM it shows how much of the second vCPU was really available
+// during the run, which bounds the pool's 1->2 worker speedup.
+func BenchmarkFibCeiling(b *testing.B) {
+	const n = 32
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("n=%d/workers=%d", n, workers), func(b *testing.B) {
+			for b.Loop() {
+				if workers == 1 {
+					sink = seqFib(n-1) + seqFib(n-2)
+					continue
+				}
+				done := make(chan int)
+				go func() { done <- seqFib(n - 2) }()
+				x := seqFib(n - 1)
+				sink = x + <-done
+			}
+		})
+	}
+}

@@ -31,6 +31,7 @@ type injector struct {
 	buf    []runner // ring; len(buf) is a power of two or zero
 	head   int      // index of the oldest job
 	closed bool     // set once by Pool.Close; push fails afterwards
+	pushed uint64   // jobs accepted so far (Stats.Injected), under mu
 }
 
 // push appends j unless the queue is closed. It reports whether the queue
@@ -47,6 +48,7 @@ func (q *injector) push(j runner) (wasEmpty bool, err error) {
 	}
 	q.buf[(q.head+n)&(len(q.buf)-1)] = j
 	q.n.Store(int64(n + 1))
+	q.pushed++
 	q.mu.Unlock()
 	return n == 0, nil
 }
@@ -95,3 +97,10 @@ func (q *injector) close() bool {
 
 // len is the number of queued jobs (exact at the instant of the load).
 func (q *injector) len() int { return int(q.n.Load()) }
+
+// accepted returns the number of jobs ever pushed.
+func (q *injector) accepted() uint64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.pushed
+}

@@ -2,6 +2,7 @@ package blitz
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -101,6 +102,23 @@ func TestParallelPanics(t *testing.T) {
 			if pe, ok := v.(*PanicError); !ok || pe.Value != "at 500" {
 				t.Errorf("grain=%d: For panic = %v", grain, v)
 			}
+		}
+		var visited atomic.Int64
+		if !exitsGoroutine(t, func() {
+			Do(p, func(w *Worker) int {
+				For(w, 0, 1000, 10, func(_ *Worker, lo, hi int) {
+					visited.Add(int64(hi - lo))
+					if lo == 500 {
+						runtime.Goexit()
+					}
+				})
+				return 0
+			})
+		}) {
+			t.Error("Goexit in a For body did not end the caller")
+		}
+		if visited.Load() != 1000 {
+			t.Errorf("For with a Goexit visited %d indexes, want all 1000", visited.Load())
 		}
 		if v := catchPanic(func() { Do(p, func(w *Worker) int { For(w, 0, 1, 0, nil); return 0 }) }); v == nil {
 			t.Error("For with a nil body did not panic")

@@ -46,7 +46,6 @@ type Pool struct {
 	wg           sync.WaitGroup
 
 	respawns atomic.Uint64
-	injected atomic.Uint64
 }
 
 // dequeCapacity is the initial capacity of each worker's deque; it grows.
@@ -148,7 +147,6 @@ func (p *Pool) inject(j runner) error {
 		p.rootDone()
 		return err
 	}
-	p.injected.Add(1)
 	p.sleep.NewInjectedJobs(1, wasEmpty)
 	return nil
 }

@@ -57,7 +57,7 @@ func (s *workerStats) bump(p *uint64) { atomics.StoreRelease64(p, *p+1) }
 // goroutine, including after Close; the snapshot is not atomic across
 // counters.
 func (p *Pool) Stats() Stats {
-	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Injected: p.injected.Load()}
+	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Injected: p.inj.accepted()}
 	for _, w := range p.workers {
 		s := &w.stats
 		st.Executed += atomics.LoadAcquire64(&s.executed)
