@@ -2,6 +2,8 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -43,5 +45,39 @@ func runWorkload(b *testing.B, workload string) {
 		if c.Workload == workload {
 			b.Run(c.Name(), c.Bench)
 		}
+	}
+}
+
+// BenchmarkCapacity measures the machine, not a pool: perfectly parallel
+// CPU-bound work split over workers goroutines under GOMAXPROCS=workers.
+// `benchstat -col /workers` on it gives the speedup the machine offered every
+// implementation during the run (2.00x on two idle CPUs; less when the
+// machine is shared).
+func BenchmarkCapacity(b *testing.B) {
+	workers, err := parseWorkers(*benchWorkers)
+	if err != nil {
+		b.Fatal(err)
+	}
+	units := capacityUnits
+	if testing.Short() {
+		units = 1 << 16
+	}
+	for _, w := range workers {
+		b.Run(fmt.Sprintf("impl=spin/workers=%d", w), func(b *testing.B) {
+			withProcs(w, func() {
+				b.ReportAllocs()
+				for b.Loop() {
+					var wg sync.WaitGroup
+					wg.Add(w)
+					for i := 0; i < w; i++ {
+						go func() {
+							defer wg.Done()
+							keep(spinWork(units / w))
+						}()
+					}
+					wg.Wait()
+				}
+			})
+		})
 	}
 }

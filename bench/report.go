@@ -45,6 +45,9 @@ type Report struct {
 	Started time.Time
 	Elapsed time.Duration
 	Results []*Result
+	// Capacity is the machine's parallel capacity at the most workers,
+	// measured once per repetition (see parallelCapacity).
+	Capacity []float64
 }
 
 // RunSuite runs the selected rows Count times each through testing.Benchmark
@@ -99,6 +102,9 @@ func runCases(opts Options, sizes Sizes, cases []Case) (*Report, error) {
 	}
 	var failed []string
 	for i := 0; i < opts.Count; i++ {
+		if maxW := slices.Max(opts.Workers); maxW > 1 {
+			rep.Capacity = append(rep.Capacity, parallelCapacity(maxW))
+		}
 		for _, res := range rep.Results {
 			if res.Err != "" {
 				continue // a row that failed once is not run again
@@ -355,6 +361,12 @@ func (r *Report) scalingTable() table {
 		title:  "scaling",
 		notes:  []string{"speedup = median ns/op at the fewest workers / median ns/op at the most workers, same impl and size"},
 		header: []string{"workload", "impl", "parking", "workers", "speedup"},
+	}
+	if len(r.Capacity) > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("the machine's parallel capacity during this run: %s goroutines on independent CPU-bound work ran %s faster than one "+
+			"(median of %d probes, one per repetition; min %s, max %s): no impl can scale beyond it",
+			fmt.Sprint(slices.Max(r.Options.Workers)), fmtRatio(median(r.Capacity)), len(r.Capacity),
+			fmtRatio(slices.Min(r.Capacity)), fmtRatio(slices.Max(r.Capacity))))
 	}
 	type key struct{ workload, params, impl, parking string }
 	byKey := map[key][]*Result{}

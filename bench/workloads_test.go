@@ -256,3 +256,16 @@ func TestMachine(t *testing.T) {
 		t.Errorf("cpuinfo of a missing file = %q", model)
 	}
 }
+
+func TestParallelCapacity(t *testing.T) {
+	if got := spinWork(0); got != 88172645463325252 {
+		t.Errorf("spinWork(0) = %d, want the seed", got)
+	}
+	if spinWork(10) == spinWork(11) {
+		t.Error("spinWork does not depend on its work")
+	}
+	// No timing threshold: the probe must return a finite positive ratio.
+	if c := parallelCapacity(2); !(c > 0) || math.IsInf(c, 0) {
+		t.Errorf("parallelCapacity(2) = %v, want a positive finite ratio", c)
+	}
+}
