@@ -156,11 +156,10 @@ func (d *Deque[T]) pop() (T, popOutcome) {
 	// read top. The fence orders our store of bottom before our load of
 	// top; it pairs with the thief's fence between its load of top and its
 	// load of bottom (S2): either the thief sees the decremented bottom, or
-	// we see the thief's incremented top. atomic.StoreUint64 is that store
-	// and fence in one: XCHG on amd64 (measured cheaper than a MOV store
-	// plus SeqCstFence: BenchmarkPopFence in deque_bench_test.go), and on
-	// arm64 an STLR that the following LDAR of top cannot pass.
-	atomic.StoreUint64(&d.bottom, b)
+	// we see the thief's incremented top. storeFenced is the store and the
+	// fence: MOV + LOCK XADD on amd64, an STLR that the following LDAR of
+	// top cannot pass on arm64 (release_*.go).
+	storeFenced(&d.bottom, b)
 	t = atomic.LoadUint64(&d.top)
 	size := int64(b - t) // elements left below the one we claim
 	if size < 0 {

@@ -129,11 +129,10 @@ func BenchmarkPushPop(b *testing.B) {
 	}
 }
 
-// popFenced is Pop with its O1 step written as a release store of bottom
-// (atomics.StoreRelease64, a plain MOV on amd64) followed by an explicit
-// fence, instead of atomic.StoreUint64 (XCHG on amd64). It exists only so
-// BenchmarkPopFence can compare the two; otherwise it is pop() line for line.
-func (d *Deque[T]) popFenced(fence func()) (T, bool) {
+// popWith is pop() with its O1 store-and-fence passed in, so that
+// BenchmarkPopFence can compare ways of writing it through the same
+// (indirect-call) path. Otherwise it is pop() line for line.
+func (d *Deque[T]) popWith(o1 func(p *uint64, v uint64)) (T, bool) {
 	var zero T
 	b := d.bottom
 	t := atomic.LoadUint64(&d.top)
@@ -141,8 +140,7 @@ func (d *Deque[T]) popFenced(fence func()) (T, bool) {
 		return zero, false
 	}
 	b--
-	atomics.StoreRelease64(&d.bottom, b)
-	fence()
+	o1(&d.bottom, b)
 	t = atomic.LoadUint64(&d.top)
 	size := int64(b - t)
 	if size < 0 {
@@ -158,40 +156,37 @@ func (d *Deque[T]) popFenced(fence func()) (T, bool) {
 	return v, won
 }
 
-// BenchmarkPopFence decides how Pop's store-then-fence (O1) is written. One
-// op = Push + Pop with two elements in the deque (so the pop takes the
-// size > 0 path, the common one).
+// BenchmarkPopFence decides how Pop's store-then-fence (O1) is written on
+// amd64. One op = Push + Pop with two elements in the deque (so the pop
+// takes the size > 0 path, the common one). All o1= variants go through
+// popWith's indirect call; impl=production is Pop itself (storeFenced,
+// inlined), for reference.
 func BenchmarkPopFence(b *testing.B) {
-	b.Run("o1=xchg", func(b *testing.B) {
+	variants := []struct {
+		name string
+		o1   func(p *uint64, v uint64)
+	}{
+		{"o1=xchg", atomic.StoreUint64},
+		{"o1=asm-store+seqcst", func(p *uint64, v uint64) { atomics.StoreRelease64(p, v); atomics.SeqCstFence() }},
+		{"o1=asm-store+locked", func(p *uint64, v uint64) { atomics.StoreRelease64(p, v); atomics.LockedFence() }},
+		{"o1=asm-store+mfence", func(p *uint64, v uint64) { atomics.StoreRelease64(p, v); atomics.FullFence() }},
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			d := New[uint64](64)
+			d.Push(0)
+			for b.Loop() {
+				d.Push(1)
+				d.popWith(v.o1)
+			}
+		})
+	}
+	b.Run("o1=production", func(b *testing.B) {
 		d := New[uint64](64)
 		d.Push(0)
 		for b.Loop() {
 			d.Push(1)
 			d.Pop()
-		}
-	})
-	b.Run("o1=asm-store+seqcst", func(b *testing.B) {
-		d := New[uint64](64)
-		d.Push(0)
-		for b.Loop() {
-			d.Push(1)
-			d.popFenced(atomics.SeqCstFence)
-		}
-	})
-	b.Run("o1=asm-store+locked", func(b *testing.B) {
-		d := New[uint64](64)
-		d.Push(0)
-		for b.Loop() {
-			d.Push(1)
-			d.popFenced(atomics.LockedFence)
-		}
-	})
-	b.Run("o1=asm-store+mfence", func(b *testing.B) {
-		d := New[uint64](64)
-		d.Push(0)
-		for b.Loop() {
-			d.Push(1)
-			d.popFenced(atomics.FullFence)
 		}
 	})
 }

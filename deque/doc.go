@@ -89,6 +89,16 @@
 // rests on a ring that is no longer the current one, and S7 checks that
 // element t has not been taken by anyone else.
 //
+// # Batches
+//
+// StealBatch moves about half of a victim's elements (at most 32) into the
+// thief's own deque in one call, returning the oldest. It runs the Steal
+// protocol once per element rather than claiming a range with one CAS on
+// top: the owner pops from the other end without a CAS while more than one
+// element remains (O2), so a range claimed by a single CAS could include an
+// element the owner has already taken. crossbeam-deque does the same for
+// its LIFO flavour.
+//
 // # Retry
 //
 // Steal returns Retry, not Empty, when it took nothing because of a race: a
