@@ -51,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime}
+	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: strings.TrimSpace("go run . " + strings.Join(args, " "))}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err != nil {

@@ -25,6 +25,7 @@ type Options struct {
 	Benchtime string         // the testing package's -benchtime for every row ("" = 1s, or 1x in quick mode)
 	Progress  io.Writer      // one line per measured row as it finishes; nil for none
 	Raw       io.Writer      // every measurement in `go test -bench` format, for benchstat; nil for none
+	Command   string         // the command line, printed in the report's header
 }
 
 // Result is every measurement of one row.
@@ -488,6 +489,9 @@ func (r *Report) targetsTable() table {
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Blitz for Go benchmark report, %s\n", r.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "machine: %s\n", r.Machine)
+	if r.Options.Command != "" {
+		fmt.Fprintf(w, "command: %s\n", r.Options.Command)
+	}
 	fmt.Fprintf(w, "%s\n", r.runLine())
 	for _, t := range r.tables() {
 		fmt.Fprintf(w, "\n== %s\n", t.title)
@@ -511,6 +515,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "# Benchmark report\n\n")
 	fmt.Fprintf(w, "- date: %s\n", r.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "- machine: %s\n", r.Machine)
+	if r.Options.Command != "" {
+		fmt.Fprintf(w, "- command: `%s`\n", r.Options.Command)
+	}
 	fmt.Fprintf(w, "- %s\n", r.runLine())
 	for _, t := range r.tables() {
 		fmt.Fprintf(w, "\n## %s\n\n", t.title)
