@@ -392,7 +392,7 @@ func TestStressJECWrap(t *testing.T) {
 		cycles = 2_000
 	}
 	kind := stressKinds()[0]
-	const below = 500
+	const below = 16
 	h := runBursts(t, kind, 3, 2, cycles, sleep.JECMax-below)
 	_, _, jec := h.s.CounterValues()
 	t.Logf("jobs %d, parks %d, wakes %d, JEC now %d", h.posted.Load(), h.parks.Load(), h.unparks.Load(), jec)
