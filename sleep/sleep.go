@@ -66,11 +66,10 @@ type Sleep struct {
 	_        atomics.Pad // keep the counters off the workers' lines
 
 	// Immutable after New.
-	workers             []workerSleepState
-	yield               func()
-	roundsUntilSleepy   int  // the round in which a worker announces itself sleepy
-	roundsUntilSleeping int  // the round in which a worker tries to sleep
-	blitzParity         bool // test-only mutant: see announceSleepy
+	workers           []workerSleepState
+	yield             func()
+	roundsUntilSleepy int  // the round in which a worker announces itself sleepy; it sleeps in the next
+	blitzParity       bool // test-only mutant: see announceSleepy
 }
 
 // workerSleepState is the sleeping handshake of one worker.
@@ -125,12 +124,8 @@ func New(cfg Config) (*Sleep, error) {
 	default:
 		s.roundsUntilSleepy = r
 	}
-	s.roundsUntilSleeping = s.roundsUntilSleepy + 1
 	return s, nil
 }
-
-// Workers returns the number of workers.
-func (s *Sleep) Workers() int { return len(s.workers) }
 
 // StartLooking is called by a worker that ran out of work and starts
 // searching: it joins the inactive count.
