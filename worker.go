@@ -27,16 +27,23 @@ import (
 type Worker struct {
 	_ atomics.Pad
 
+	// Immutable after New; read by the owner and by thieves (deque,
+	// index) and Stats. Kept off the owner's hot line below, so that a
+	// thief polling this worker's deque does not steal the line the owner
+	// writes on every join.
+	pool  *Pool
+	index int
+	deque *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
+	tiers [][]int              // steal victims, nearest tier first
+	alone bool                 // the pool has one worker
+
+	_ atomics.Pad
+
 	// Owner-only fields: written and read by the worker goroutine alone
 	// (the goroutine that currently runs this worker).
-	pool     *Pool
-	index    int
-	deque    *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
-	depth    uint32               // join depth: frames[0:depth] are in use
-	rng      uint64               // xorshift64* state for random victims
-	tiers    [][]int              // steal victims, nearest tier first
-	waitKind waitKind             // what the innermost waitUntil waits for
-	alone    bool                 // the pool has one worker (immutable)
+	depth    uint32   // join depth: frames[0:depth] are in use
+	rng      uint64   // xorshift64* state for random victims
+	waitKind waitKind // what the innermost waitUntil waits for
 
 	// goid is the id of the goroutine running the worker. Written by that
 	// goroutine when it starts (a replacement after Goexit writes its own),
