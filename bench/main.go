@@ -51,7 +51,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: strings.TrimSpace("go run . " + strings.Join(args, " "))}
+	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args)}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err != nil {
@@ -146,4 +146,24 @@ func parseWorkers(s string) ([]int, error) {
 		ws = append(ws, n)
 	}
 	return ws, nil
+}
+
+// commandLine is the command as a shell would take it back: arguments
+// outside [A-Za-z0-9_./=,:+-] are single-quoted.
+func commandLine(args []string) string {
+	parts := []string{"go", "run", "."}
+	for _, a := range args {
+		safe := a != ""
+		for _, r := range a {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./=,:+-", r)) {
+				safe = false
+				break
+			}
+		}
+		if !safe {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
 }

@@ -437,7 +437,7 @@ func (r *Report) targetsTable() table {
 	fibP := fmt.Sprintf("n=%d", s.Fib)
 	spP := fmt.Sprintf("n=%d", s.FibSpeedup)
 	taskP := fmt.Sprintf("tasks=%d", s.Tasks)
-	minW, maxW := slices.Min(r.Options.Workers), slices.Max(r.Options.Workers)
+	maxW := slices.Max(r.Options.Workers)
 	met := func(ok bool) string {
 		if ok {
 			return "yes"
@@ -465,7 +465,7 @@ func (r *Report) targetsTable() table {
 					fmt.Sprintf("%.2g (%s allocs/op)", v, fmtNum(median(res.Allocs))), "0 (< 1e-4: per-op entry only)", met(v < 1e-4)})
 			}
 		}
-		if minW == 1 && maxW == 2 {
+		if slices.Contains(r.Options.Workers, 1) && slices.Contains(r.Options.Workers, 2) {
 			lo, hi := r.find("fib", spP, "blitz-args", 1, parking), r.find("fib", spP, "blitz-args", 2, parking)
 			if lo != nil && hi != nil {
 				v := median(lo.NsPerOp) / median(hi.NsPerOp)

@@ -269,3 +269,11 @@ func TestParallelCapacity(t *testing.T) {
 		t.Errorf("parallelCapacity(2) = %v, want a positive finite ratio", c)
 	}
 }
+
+func TestCommandLine(t *testing.T) {
+	got := commandLine([]string{"-count", "5", "-only", "Fib/n=30/|Submit", "-out", "it's.md", ""})
+	want := `go run . -count 5 -only 'Fib/n=30/|Submit' -out 'it'\''s.md' ''`
+	if got != want {
+		t.Errorf("commandLine = %s, want %s", got, want)
+	}
+}
