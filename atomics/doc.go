@@ -57,42 +57,55 @@
 // # The numbers, and what the hot paths use
 //
 // Measured on the development machine (2-vCPU KVM guest, Intel Xeon, Go
-// 1.26; 10 interleaved runs, benchstat medians; raw data and commands in
+// 1.26; 10 interleaved runs, benchstat medians; raw data and the command in
 // bench/results/atomics-amd64.txt):
 //
-//	release store      asm MOVQ  0.87 ns    atomic.Store (XCHG)  4.8 ns   asm 5.5x cheaper
-//	acquire load       asm MOVQ  0.99 ns    atomic.Load (inlined MOV)  0.32 ns   asm 3x dearer
-//	full fence alone   MFENCE 15.1 ns, asm LOCK OR 9.3 ns, inlined LOCK XADD 7.2 ns
-//	store+fence+load   XCHG+MOV 6.8 ns; asm store + inlined fence + MOV 8.2 ns;
-//	                   asm store + LOCK OR 11.3 ns; asm store + MFENCE 17.2 ns
-//	spin hint          PAUSE 15.5 ns per call
+//	release store     asm MOV 0.87 ns        atomic.Store (XCHG) 4.88 ns    asm 5.6x cheaper
+//	acquire load      asm MOV 1.01 ns        atomic.Load (MOV, inlined) 0.32 ns   asm 3.1x dearer
+//	full fence alone  MFENCE 15.5 ns, asm LOCK OR 9.6 ns,
+//	                  inlined LOCK XADD / XCHG / LOCK OR on a local 7.4 ns (SeqCstFence 7.4 ns)
+//	store+fence+load  XCHG + MOV 6.8 ns; asm MOV + SeqCstFence + MOV 8.2 ns;
+//	                  asm MOV + LOCK OR 11.4 ns; asm MOV + MFENCE 17.3 ns
+//	spin hint         PAUSE 15.5 ns per call (on this Xeon, about 40 cycles)
 //
 // So, on amd64:
 //
 //   - Release stores of integer words (the deque's slots and bottom index)
-//     use StoreRelease64: a plain MOV that beats atomic.Store's XCHG even
-//     after paying for the call.
+//     use StoreRelease64: a plain MOV that beats atomic.Store's XCHG by 5.6x
+//     even after paying for the CALL.
 //   - Acquire loads use atomic.Load, not LoadAcquire64: atomic.Load is
 //     already a plain MOV, and it inlines; the asm load loses by exactly its
-//     CALL. LoadAcquire64/32 exist for arm64 (where LDAR vs sync/atomic's LDAR
-//     is a wash, so they are not used there either) and for completeness.
-//   - A store that must be followed by a full fence (the deque's pop:
-//     bottom = b-1, then read top) uses atomic.Store: XCHG is a store and a
-//     full fence in one instruction, cheaper than any asm store + fence.
-//   - A fence on its own (no store to fold it into) is SeqCstFence.
+//     CALL (1.01 vs 0.32 ns). LoadAcquire64/32 are kept for symmetry and for
+//     code that wants to name the ordering; on arm64 they are the same LDAR
+//     as atomic.Load, behind a CALL, so nothing hot uses them there either.
+//   - A fence on its own is SeqCstFence: the inlined locked RMW, 2.1x cheaper
+//     than MFENCE and 1.3x cheaper than the asm LOCK OR (which pays a CALL).
+//   - A store that must be followed by a full fence: in isolation one XCHG
+//     (atomic.Store) is cheapest (6.8 vs 8.2 ns), but inside the deque's Pop
+//     a MOV store + SeqCstFence measured 23% faster than XCHG
+//     (bench/results/deque-amd64.txt, BenchmarkPopFence), so Pop uses that;
+//     other users should measure in their own context.
 //
 // On arm64 the same Go code runs with STLR stores and LDAR loads, all of
 // which (asm or sync/atomic) are the same instructions; only the CALL
-// differs. Nothing here has been timed on arm64 hardware.
+// differs, so the hot paths use sync/atomic there, and DMB ISH where a
+// fence is needed. Nothing here has been timed on arm64 hardware (qemu runs
+// the tests, which checks encodings and ABI, not timing or weak ordering).
 //
 // # Cache lines
 //
 // CacheLineSize is the padding granule, a constant per GOARCH with its
 // reason beside it (cacheline_*.go), and Pad is that many bytes. On amd64 it
-// is 128, not the 64-byte line: see the false-sharing measurement in
-// bench/results/atomics-amd64.txt, summarised in cacheline_amd64.go.
-// DetectedCacheLineSize reports the line the machine actually has, for
-// reports; the tests check the compiled padding is never smaller.
+// is 128, not the 64-byte line. The false-sharing benchmark (two goroutines
+// incrementing counters 8, 64, 128 and 256 bytes apart) shows the same-line
+// case 5.2x slower (LOCK XADD, 37.6 vs 7.2 ns) but no difference at all
+// between 64 and 128 bytes on this 2-vCPU guest: its host does not expose
+// adjacent-line coupling to us. That cannot show SMT siblings, other
+// sockets, or hosts with the spatial prefetcher enabled, where crossbeam and
+// Folly measured it; 128 costs 64 bytes per padded field on a handful of
+// per-worker structures, while under-padding costs a 5x slowdown where the
+// coupling exists. DetectedCacheLineSize reports the line the machine has,
+// for reports; the tests check the compiled padding is never smaller.
 //
 // # Race detector and other architectures
 //

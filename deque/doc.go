@@ -58,16 +58,30 @@
 // live elements [top, bottom) to the same logical indexes, and (G1) publish
 // it with an atomic pointer store, from Go (it is a pointer).
 //
-// How the fences are realised here. O1 is atomic.StoreUint64 of bottom
-// followed by atomic.LoadUint64 of top: on amd64 the store is an XCHG, which
-// is the store and a full fence in one instruction, measured cheaper than a
-// plain MOV store plus atomics.SeqCstFence (BenchmarkPopFence); on arm64 it
-// is an STLR that the following LDAR cannot pass. S2 is atomics.SeqCstFence,
-// an inlined LOCK XADD on amd64 and DMB ISH on arm64. P1 and P2 are release
-// stores: a plain MOV through atomics.StoreRelease64 on amd64 (about 5x
-// cheaper than atomic.StoreUint64's XCHG), atomic.StoreUint64 (an inlined
-// STLR) elsewhere, and sync/atomic everywhere under -race, so that the race
-// detector sees every publication.
+// How the fences are realised here (release_amd64.go, release_other.go).
+// O1 is storeFenced: on amd64 a plain MOV store of bottom followed by
+// atomics.SeqCstFence (an inlined LOCK XADD on a stack local), which
+// measured 23% faster inside Pop than a single XCHG (atomic.StoreUint64),
+// BenchmarkPopFence; elsewhere atomic.StoreUint64, which on arm64 is an STLR
+// that the following LDAR of top cannot pass. S2 is atomics.SeqCstFence
+// (DMB ISH on arm64). P1 and P2 are release stores: a plain MOV through
+// atomics.StoreRelease64 on amd64 (5.6x cheaper than atomic.StoreUint64's
+// XCHG), atomic.StoreUint64 (an inlined STLR) elsewhere, and sync/atomic
+// everywhere under -race, so that the race detector sees every publication.
+// Loads of top and bottom are atomic.LoadUint64: a plain MOV on amd64,
+// which inlines and beats the assembly load.
+//
+// # Costs
+//
+// On the 2-vCPU development VM (bench/results/deque-amd64.txt, medians of
+// 10 interleaved runs): Push+Pop with an element underneath 12.1 ns; Push+Pop
+// of the only element (Pop's CAS path) 20.4 ns, against 34.4 ns for a
+// mutex-guarded slice and 37.8 ns for a buffered channel; Push+Steal
+// uncontended 18.3 ns (S2's fence is 5.2 ns of it), against 33.6 and 37.9
+// ns. Steal under contention, per item through an owner and 2-3 thieves:
+// 113 and 81 ns, against 169 and 199 ns (mutex) and 161 and 120 ns
+// (channel); with a single thief the mutex-guarded slice is faster (102 vs
+// 163 ns). No case allocates in steady state.
 //
 // # The last-element race
 //
