@@ -157,8 +157,8 @@ func (d *Deque[T]) pop() (T, popOutcome) {
 	// top; it pairs with the thief's fence between its load of top and its
 	// load of bottom (S2): either the thief sees the decremented bottom, or
 	// we see the thief's incremented top. storeFenced is the store and the
-	// fence: MOV + LOCK XADD on amd64, an STLR that the following LDAR of
-	// top cannot pass on arm64 (release_*.go).
+	// fence: MOV + LOCK XADD on amd64, STLR + DMB ISH on arm64
+	// (release_*.go).
 	storeFenced(&d.bottom, b)
 	t = atomic.LoadUint64(&d.top)
 	size := int64(b - t) // elements left below the one we claim

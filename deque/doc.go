@@ -62,8 +62,12 @@
 // O1 is storeFenced: on amd64 a plain MOV store of bottom followed by
 // atomics.SeqCstFence (an inlined LOCK XADD on a stack local), which
 // measured 23% faster inside Pop than a single XCHG (atomic.StoreUint64),
-// BenchmarkPopFence; elsewhere atomic.StoreUint64, which on arm64 is an STLR
-// that the following LDAR of top cannot pass. S2 is atomics.SeqCstFence
+// BenchmarkPopFence; on arm64 an STLR followed by DMB ISH. (An STLR followed
+// by the LDAR of top is already ordered on arm64 hardware, but qemu-user on
+// an x86 host, where our arm64 tests run, does not honour that: without the
+// DMB the stress test took items twice there.) Elsewhere it is
+// atomic.StoreUint64, sequentially consistent with the load of top that
+// follows. S2 is atomics.SeqCstFence
 // (DMB ISH on arm64). P1 and P2 are release stores: a plain MOV through
 // atomics.StoreRelease64 on amd64 (5.6x cheaper than atomic.StoreUint64's
 // XCHG), atomic.StoreUint64 (an inlined STLR) elsewhere, and sync/atomic
