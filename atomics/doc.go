@@ -107,6 +107,19 @@
 // coupling exists. DetectedCacheLineSize reports the line the machine has,
 // for reports; the tests check the compiled padding is never smaller.
 //
+// # qemu is not arm64's memory model
+//
+// The arm64 tests run under qemu-user on an x86 host. It checks encodings,
+// the ABI and most logic, but its memory ordering is neither the host's nor
+// arm64's: it does not keep an STLR followed by an LDAR in order, which
+// arm64 hardware does and Go's sync/atomic relies on for sequential
+// consistency. A store-buffering litmus test on sync/atomic alone (x.Store;
+// y.Load against y.Store; x.Load) shows both loads missing the other store
+// in about 3% of rounds under qemu-aarch64 here, never natively. Protocols
+// that need store->load order should say so with SeqCstFence (DMB ISH, which
+// qemu does honour), as the deque's Pop does; it is also what the paper
+// proofs assume.
+//
 // # Race detector and other architectures
 //
 // The race detector cannot see memory accesses made from assembly. Under
