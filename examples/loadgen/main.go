@@ -32,6 +32,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/internal/chart"
 	"github.com/blitz-go/blitz/examples/internal/loadgen"
 	"github.com/blitz-go/blitz/examples/internal/server"
@@ -56,6 +57,7 @@ type flags struct {
 	capRPS      float64
 	workSize    int
 	capacity    int
+	parking     string
 	inProcess   bool
 	csvPath     string
 	mdPath      string
@@ -86,6 +88,7 @@ func main() {
 	flag.Float64Var(&f.capRPS, "capacity-rps", 0, "sweep: use this as 100% instead of calibrating")
 	flag.IntVar(&f.workSize, "work", work.DefaultSize, "sweep: bytes hashed per request by the server")
 	flag.IntVar(&f.capacity, "capacity", 64, "sweep: server capacity (in-flight bound of ants and blitz modes)")
+	flag.StringVar(&f.parking, "parking", "portable", "sweep: blitz pool parking backend (auto, futex, portable)")
 	flag.BoolVar(&f.inProcess, "inprocess", false, "sweep: run the server in this process instead of a child")
 	flag.StringVar(&f.csvPath, "csv", "", "sweep: CSV output path")
 	flag.StringVar(&f.mdPath, "md", "", "sweep: Markdown output path")
@@ -176,13 +179,17 @@ func sweep(ctx context.Context, f flags) error {
 	}
 	fmt.Fprintf(os.Stderr, "work: SHA-256 over %d bytes, %v per request; GOMAXPROCS=%d; server capacity %d\n",
 		f.workSize, per.Round(time.Microsecond), runtime.GOMAXPROCS(0), f.capacity)
+	parking, err := parseParking(f.parking)
+	if err != nil {
+		return err
+	}
 	var start loadgen.Starter
 	if f.inProcess {
-		if start, err = loadgen.InProcess(f.workSize, f.capacity); err != nil {
+		if start, err = loadgen.InProcess(f.workSize, f.capacity, parking); err != nil {
 			return err
 		}
 	} else {
-		if start, err = childStarter(f.workSize, f.capacity); err != nil {
+		if start, err = childStarter(f.workSize, f.capacity, parking); err != nil {
 			return err
 		}
 	}
@@ -212,12 +219,19 @@ func sweep(ctx context.Context, f flags) error {
 			fmt.Fprintf(w, "- date: %s\n- machine: %s, %d CPUs visible, GOMAXPROCS=%d (%s)\n- go: %s %s/%s\n",
 				time.Now().UTC().Format(time.RFC3339), cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), host,
 				runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			fmt.Fprintf(w, "- command: `%s`\n", strings.Join(append([]string{"loadgen"}, os.Args[1:]...), " "))
+			args := []string{"loadgen"}
+			for _, a := range os.Args[1:] {
+				if strings.ContainsAny(a, " '\"*()") {
+					a = strconv.Quote(a)
+				}
+				args = append(args, a)
+			}
+			fmt.Fprintf(w, "- command: `%s`\n", strings.Join(args, " "))
 			fmt.Fprintf(w, "- work: SHA-256 over %d bytes, %v per request (mean of 200, one goroutine, measured at start)\n",
 				f.workSize, per.Round(time.Microsecond))
-			fmt.Fprintf(w, "- capacity (100%%): %.0f req/s (inline mode, closed loop, best of GOMAXPROCS x1/x2/x4)\n", capacity)
-			fmt.Fprintf(w, "- server capacity bound (ants pool size, blitz in-flight cap): %d; server in a %s\n",
-				f.capacity, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
+			fmt.Fprintf(w, "- capacity (100%%): %.0f req/s (inline mode, closed loop, best of GOMAXPROCS x1/x2/x4/x8)\n", capacity)
+			fmt.Fprintf(w, "- server capacity bound (ants pool size, blitz in-flight cap): %d; blitz parking: %s; server in a %s\n",
+				f.capacity, parking, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
 			fmt.Fprintf(w, "- latency: from each request's intended (scheduled) send time to the end of its response, 200s only; exact nearest-rank percentiles over all samples\n\n")
 			_, err := w.Write(table.Bytes())
 			return err
@@ -232,6 +246,16 @@ func sweep(ctx context.Context, f flags) error {
 		}
 	}
 	return nil
+}
+
+// parseParking parses a blitz parking backend name.
+func parseParking(s string) (blitz.Parking, error) {
+	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingSpin} {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown parking backend %q (want auto, futex, portable or spin)", s)
 }
 
 func cpuModel() string {
@@ -266,14 +290,14 @@ func writeFile(path string, fn func(io.Writer) error) error {
 // Go runtimes, as a client and a server would. The child prints its
 // address on stdout and shuts down gracefully when its stdin closes (so it
 // also goes away if the generator dies).
-func childStarter(workSize, capacity int) (loadgen.Starter, error) {
+func childStarter(workSize, capacity int, parking blitz.Parking) (loadgen.Starter, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	return func(mode server.Mode) (string, func() error, error) {
 		cmd := exec.Command(self, "-child-server", "-mode", mode.String(),
-			"-work", strconv.Itoa(workSize), "-capacity", strconv.Itoa(capacity))
+			"-work", strconv.Itoa(workSize), "-capacity", strconv.Itoa(capacity), "-parking", parking.String())
 		cmd.Stderr = os.Stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
@@ -310,7 +334,11 @@ func childServer(f flags) error {
 	if err != nil {
 		return err
 	}
-	s, err := server.Start(server.Config{Mode: m, Capacity: f.capacity, Work: h.Do})
+	parking, err := parseParking(f.parking)
+	if err != nil {
+		return err
+	}
+	s, err := server.Start(server.Config{Mode: m, Capacity: f.capacity, Parking: parking, Work: h.Do})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/internal/server"
 	"github.com/blitz-go/blitz/examples/internal/work"
 )
@@ -29,19 +30,31 @@ func main() {
 		size     = flag.Int("work", work.DefaultSize, "bytes hashed per request (sets the CPU cost per request)")
 		capacity = flag.Int("capacity", 64, "requests in flight before 503 (ants pool size; blitz queued+running)")
 		workers  = flag.Int("workers", 0, "blitz pool workers (0: GOMAXPROCS)")
+		parking  = flag.String("parking", "portable", "blitz pool parking backend: auto, futex or portable (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 	)
 	flag.Parse()
-	if err := run(*addr, *mode, *size, *capacity, *workers, *grace); err != nil {
+	if err := run(*addr, *mode, *size, *capacity, *workers, *parking, *grace); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, modeName string, size, capacity, workers int, grace time.Duration) error {
+func run(addr, modeName string, size, capacity, workers int, parkingName string, grace time.Duration) error {
 	m, err := server.ParseMode(modeName)
 	if err != nil {
 		return err
+	}
+	var parking blitz.Parking
+	switch parkingName {
+	case "auto":
+		parking = blitz.ParkingAuto
+	case "futex":
+		parking = blitz.ParkingFutex
+	case "portable":
+		parking = blitz.ParkingPortable
+	default:
+		return fmt.Errorf("unknown parking backend %q (want auto, futex or portable)", parkingName)
 	}
 	h, err := work.New(size)
 	if err != nil {
@@ -53,7 +66,7 @@ func run(addr, modeName string, size, capacity, workers int, grace time.Duration
 	}
 	fmt.Printf("work: SHA-256 over %d bytes, %v per request (mean of 200 on one goroutine), GOMAXPROCS=%d\n",
 		size, per.Round(time.Microsecond), runtime.GOMAXPROCS(0))
-	s, err := server.Start(server.Config{Mode: m, Addr: addr, Workers: workers, Capacity: capacity, Work: h.Do})
+	s, err := server.Start(server.Config{Mode: m, Addr: addr, Workers: workers, Capacity: capacity, Parking: parking, Work: h.Do})
 	if err != nil {
 		return err
 	}

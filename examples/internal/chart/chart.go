@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,8 +51,11 @@ func Draw(rows []loadgen.Row, title string, paths ...string) error {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top = false // lines rise to the right: the bottom right is free
-	p.Legend.Left = false
+	// The legend goes top left, in headroom made above the highest point
+	// (see the Y range below), so it never covers a line.
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(8), -vg.Points(14)
 	var ticks []plot.Tick
 	for _, r := range rows {
 		if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Value == float64(r.LoadPct) }) {
@@ -101,6 +105,17 @@ func Draw(rows []loadgen.Row, title string, paths ...string) error {
 		points.Color, points.Shape = c, draw.CircleGlyph{}
 		p.Add(line, points)
 		p.Legend.Add(fmt.Sprintf("%s (%.0f%% rejected at %d%%)", m, last.RejectedPct, last.LoadPct), line, points)
+	}
+	// Log scale: a factor of 10 above the highest p99 keeps the top
+	// decade for the legend.
+	lo99, hi99 := math.Inf(1), 0.0
+	for _, r := range rows {
+		if r.P99 > 0 {
+			lo99, hi99 = math.Min(lo99, r.P99), math.Max(hi99, r.P99)
+		}
+	}
+	if hi99 > 0 {
+		p.Y.Min, p.Y.Max = lo99/1.5, hi99*10
 	}
 	for _, path := range paths {
 		if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/internal/server"
 	"github.com/blitz-go/blitz/examples/internal/work"
 )
@@ -18,16 +19,16 @@ import (
 type Starter func(mode server.Mode) (url string, stop func() error, err error)
 
 // InProcess returns a Starter that runs the server in this process, with
-// the given work size and capacity, the pool's default worker count
-// (GOMAXPROCS). Tests use it; the sweep command prefers a child process,
+// the given work size, capacity and blitz parking backend, and the pool's
+// default worker count (GOMAXPROCS). Tests use it; the sweep command prefers a child process,
 // so that generator and server do not share one Go scheduler.
-func InProcess(workSize, capacity int) (Starter, error) {
+func InProcess(workSize, capacity int, parking blitz.Parking) (Starter, error) {
 	h, err := work.New(workSize)
 	if err != nil {
 		return nil, err
 	}
 	return func(mode server.Mode) (string, func() error, error) {
-		s, err := server.Start(server.Config{Mode: mode, Capacity: capacity, Work: h.Do})
+		s, err := server.Start(server.Config{Mode: mode, Capacity: capacity, Parking: parking, Work: h.Do})
 		if err != nil {
 			return "", nil, err
 		}
@@ -98,7 +99,7 @@ func RowOf(mode string, loadPct int, r *Result) Row {
 
 // Calibrate measures the capacity (200s per second) of the server that
 // start gives for server.Inline: the best closed-loop throughput at
-// concurrency GOMAXPROCS, 2x and 4x, each for d.
+// concurrency GOMAXPROCS x1, x2, x4 and x8, each for d.
 func Calibrate(ctx context.Context, start Starter, maxConns int, d time.Duration) (float64, error) {
 	url, stop, err := start(server.Inline)
 	if err != nil {
@@ -111,7 +112,7 @@ func Calibrate(ctx context.Context, start Starter, maxConns int, d time.Duration
 	}
 	best := 0.0
 	p := runtime.GOMAXPROCS(0)
-	for _, c := range []int{p, 2 * p, 4 * p} {
+	for _, c := range []int{p, 2 * p, 4 * p, 8 * p} {
 		tput, err := ClosedLoop(ctx, do, c, d)
 		if err != nil {
 			break
@@ -151,7 +152,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (float64, []Row, error) {
 		if err != nil {
 			return 0, nil, fmt.Errorf("loadgen: calibration: %w", err)
 		}
-		logf("capacity (inline, closed loop, best of GOMAXPROCS x1/x2/x4): %.0f req/s", capacity)
+		logf("capacity (inline, closed loop, best of GOMAXPROCS x1/x2/x4/x8): %.0f req/s", capacity)
 	}
 	var rows []Row
 	for _, pct := range cfg.Loads {

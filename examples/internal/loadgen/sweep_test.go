@@ -10,6 +10,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/blitz-go/blitz"
+
 	"github.com/blitz-go/blitz/examples/internal/chart"
 	"github.com/blitz-go/blitz/examples/internal/loadgen"
 	"github.com/blitz-go/blitz/examples/internal/server"
@@ -20,7 +22,7 @@ import (
 // formats. It asserts that the pipeline works, not what it measured.
 func TestSweepSmoke(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	start, err := loadgen.InProcess(4<<10, 8)
+	start, err := loadgen.InProcess(4<<10, 8, blitz.ParkingPortable)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestSweepSmoke(t *testing.T) {
 }
 
 func TestSweepRejectsBadConfig(t *testing.T) {
-	start, err := loadgen.InProcess(1024, 1)
+	start, err := loadgen.InProcess(1024, 1, blitz.ParkingAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestSweepRejectsBadConfig(t *testing.T) {
 	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Modes: server.Modes, Loads: []int{0}}); err == nil {
 		t.Error("load 0%: no error")
 	}
-	if _, err := loadgen.InProcess(0, 1); err == nil {
+	if _, err := loadgen.InProcess(0, 1, blitz.ParkingAuto); err == nil {
 		t.Error("work size 0: no error")
 	}
 }

@@ -21,8 +21,8 @@ type blitzExecutor struct {
 	capacity int64
 }
 
-func newBlitzExecutor(workers, capacity int) (*blitzExecutor, error) {
-	opts := []blitz.Option{blitz.WithName("server")}
+func newBlitzExecutor(workers, capacity int, parking blitz.Parking) (*blitzExecutor, error) {
+	opts := []blitz.Option{blitz.WithName("server"), blitz.WithParking(parking)}
 	if workers > 0 {
 		opts = append(opts, blitz.WithWorkers(workers))
 	}

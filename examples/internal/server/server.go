@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/blitz-go/blitz"
 )
 
 // WorkFunc is the per-request work: it must be safe for concurrent use and
@@ -28,6 +30,14 @@ type Config struct {
 	// Workers is the blitz pool's worker count; 0 means GOMAXPROCS.
 	// Ignored by the other modes.
 	Workers int
+	// Parking is the blitz pool's parking backend. The zero value is
+	// blitz.ParkingAuto (futex with locked worker threads on Linux), but
+	// handlers are plain goroutines that block on a channel until their
+	// task is done, and waking a plain goroutine from a locked thread costs
+	// tens of microseconds per request (golang/go#21827; see
+	// BenchmarkSubmitAndWait): servers want blitz.ParkingPortable, which
+	// the command-line tools default to.
+	Parking blitz.Parking
 	// Capacity bounds the requests in flight in the ants mode (the ants
 	// pool size) and the blitz mode (queued plus running). It must be at
 	// least 1 in those modes and is ignored inline.
@@ -77,7 +87,7 @@ func Start(cfg Config) (*Server, error) {
 		if cfg.Mode == Ants {
 			exec, err = newAntsExecutor(cfg.Capacity)
 		} else {
-			exec, err = newBlitzExecutor(cfg.Workers, cfg.Capacity)
+			exec, err = newBlitzExecutor(cfg.Workers, cfg.Capacity, cfg.Parking)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("server: mode %v: %w", cfg.Mode, err)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/blitz-go/blitz"
 )
 
 const watchdog = 30 * time.Second
@@ -133,15 +135,17 @@ func TestBoundedModesReject503AtCapacity(t *testing.T) {
 	cases := []struct {
 		mode              Mode
 		workers, capacity int
+		parking           blitz.Parking
 	}{
-		{Ants, 0, 1}, {Ants, 0, 3},
-		{Blitz, 1, 1}, {Blitz, 2, 2},
+		{Ants, 0, 1, 0}, {Ants, 0, 3, 0},
+		{Blitz, 1, 1, blitz.ParkingAuto}, {Blitz, 2, 2, blitz.ParkingAuto},
+		{Blitz, 1, 1, blitz.ParkingPortable}, {Blitz, 2, 2, blitz.ParkingPortable},
 	}
 	for _, tc := range cases {
-		t.Run(fmt.Sprintf("mode=%v/capacity=%d", tc.mode, tc.capacity), func(t *testing.T) {
+		t.Run(fmt.Sprintf("mode=%v/capacity=%d/parking=%v", tc.mode, tc.capacity, tc.parking), func(t *testing.T) {
 			defer goleak.VerifyNone(t)
 			g := newGate()
-			s := start(t, Config{Mode: tc.mode, Workers: tc.workers, Capacity: tc.capacity, Work: g.work})
+			s := start(t, Config{Mode: tc.mode, Workers: tc.workers, Capacity: tc.capacity, Parking: tc.parking, Work: g.work})
 			c := testClient(t)
 			codes := make(chan int, tc.capacity)
 			for i := 0; i < tc.capacity; i++ {
