@@ -11,13 +11,15 @@ import (
 // never returns Retry. The first byte picks the initial capacity (1..8, so
 // growth is exercised) and whether the indexes start just below 2^64; each
 // following byte is one operation (low two bits: push, push, pop, steal;
-// the pushed value is derived from the byte and the position).
+// the pushed value is derived from the byte and the position; a steal byte
+// with bit 2 set is a StealBatch into a second deque, checked at the end).
 func FuzzDeque(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 2, 3, 2, 3})
 	f.Add([]byte{0x80, 0, 1, 0, 1, 0, 1, 3, 3, 3, 2, 2, 2})
 	f.Add([]byte{3, 0, 4, 8, 12, 16, 20, 24, 28, 32, 3, 7, 2, 6, 3, 3})
 	f.Add([]byte{0x87, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2})
 	f.Add([]byte{0x81, 2, 3, 2, 3, 0, 3, 0, 2, 0, 0, 3, 2})
+	f.Add([]byte{0x82, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 7, 7, 2, 7, 7})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		if len(ops) == 0 {
 			return
@@ -28,7 +30,8 @@ func FuzzDeque(f *testing.F) {
 			start = math.MaxUint64 - 3
 		}
 		d := newAt[uint64](capacity, start)
-		var model []uint64
+		dst := New[uint64](1)
+		var model, dstModel []uint64
 		for i, op := range ops[1:] {
 			switch op & 3 {
 			case 0, 1:
@@ -49,6 +52,22 @@ func FuzzDeque(f *testing.F) {
 					t.Fatalf("op %d: Pop = (%d, %v), want (%d, true)", i, v, ok, want)
 				}
 			case 3:
+				if op&4 != 0 { // StealBatch into dst: the oldest returned, about half moved
+					v, st := d.StealBatch(dst)
+					if len(model) == 0 {
+						if st != Empty {
+							t.Fatalf("op %d: StealBatch on empty = (%d, %v), want Empty", i, v, st)
+						}
+						continue
+					}
+					moved := min((len(model)+1)/2, maxBatch)
+					if st != Success || v != model[0] {
+						t.Fatalf("op %d: StealBatch = (%d, %v), want (%d, Success)", i, v, st, model[0])
+					}
+					dstModel = append(dstModel, model[1:moved]...)
+					model = model[moved:]
+					break
+				}
 				v, st := d.Steal()
 				if len(model) == 0 {
 					if st != Empty {
@@ -65,6 +84,18 @@ func FuzzDeque(f *testing.F) {
 			if d.Len() != len(model) || d.IsEmpty() != (len(model) == 0) {
 				t.Fatalf("op %d: Len %d IsEmpty %v, model has %d", i, d.Len(), d.IsEmpty(), len(model))
 			}
+		}
+		// dst holds what the batches moved, oldest first: its owner pops
+		// them newest first.
+		for len(dstModel) > 0 {
+			want := dstModel[len(dstModel)-1]
+			dstModel = dstModel[:len(dstModel)-1]
+			if v, ok := dst.Pop(); !ok || v != want {
+				t.Fatalf("dst.Pop = (%d, %v), want (%d, true)", v, ok, want)
+			}
+		}
+		if !dst.IsEmpty() {
+			t.Fatalf("dst holds %d more elements than the batches moved", dst.Len())
 		}
 	})
 }
