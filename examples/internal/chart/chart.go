@@ -1,7 +1,3 @@
-// Package chart draws the sweep's latency against offered load with
-// gonum/plot: p99 of successful requests on a log scale, one line per mode.
-// The rejected share is what keeps the blitz line flat under overload, so
-// the legend of each mode says how much it refused at the highest load.
 package chart
 
 import (
