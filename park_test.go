@@ -263,3 +263,49 @@ func TestParkerManySleepers(t *testing.T) {
 		})
 	}
 }
+
+// TestBackendsRunSleepProtocol runs the sleep protocol over each backend the
+// way the pool does (locked threads and sched_yield for futex): jobs posted
+// to running, yielding and parked workers all run, and a stop wakes the
+// sleepers.
+func TestBackendsRunSleepProtocol(t *testing.T) {
+	jobs := 300
+	if testing.Short() {
+		jobs = 60
+	}
+	for _, b := range testBackends(t) {
+		t.Run("backend="+b.kind.String(), func(t *testing.T) {
+			p := newBenchPool(t, b.kind, 2, 4)
+			parkedPosts := 0
+			for i := 1; i <= jobs; i++ {
+				if i%10 == 0 && b.kind != ParkingSpin {
+					parked := make(chan struct{})
+					go func() {
+						for p.parkers[0].inPark.Load() == 0 || p.parkers[1].inPark.Load() == 0 {
+							runtime.Gosched()
+						}
+						close(parked)
+					}()
+					waitOrDump(t, parked, "workers parking")
+					parkedPosts++
+				}
+				p.post()
+				ran := make(chan struct{})
+				go func() {
+					for p.ran.Load() < int64(i) {
+						runtime.Gosched()
+					}
+					close(ran)
+				}()
+				waitOrDump(t, ran, "job run")
+			}
+			stopped := make(chan struct{})
+			go func() { p.stop(); close(stopped) }()
+			waitOrDump(t, stopped, "stop")
+			if got := p.ran.Load(); got != int64(jobs) {
+				t.Fatalf("ran %d jobs, want %d", got, jobs)
+			}
+			t.Logf("%d jobs, %d posted to parked workers", jobs, parkedPosts)
+		})
+	}
+}
