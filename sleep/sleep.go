@@ -146,7 +146,10 @@ func (s *Sleep) WorkFound() {
 // more, and then puts it to sleep until it is woken, its latch is Set, or it
 // notices new work. It returns when the worker should search again.
 // hasInjectedJobs reports whether the injector queue is non-empty; it is
-// called after a sequentially consistent fence.
+// called after a sequentially consistent fence, under the worker's sleep
+// lock, so it must not wait for anything a poster holds while it calls
+// NewInjectedJobs (post after releasing the injector's lock, or read its
+// length atomically).
 func (s *Sleep) NoWorkFound(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() bool) {
 	switch {
 	case idle.rounds < s.roundsUntilSleepy:
