@@ -26,9 +26,10 @@ func newAntsExecutor(capacity int) (*antsExecutor, error) {
 
 func (e *antsExecutor) Execute(ctx context.Context, fn func()) error {
 	done := make(chan struct{})
+	var perr error // written by the task before close(done), read after
 	err := e.pool.Submit(func() {
 		defer close(done)
-		fn()
+		perr = runGuarded(fn)
 	})
 	if errors.Is(err, ants.ErrPoolOverload) {
 		return ErrBusy
@@ -38,7 +39,7 @@ func (e *antsExecutor) Execute(ctx context.Context, fn func()) error {
 	}
 	select {
 	case <-done:
-		return nil
+		return perr
 	case <-ctx.Done():
 		return ctx.Err()
 	}

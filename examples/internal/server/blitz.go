@@ -42,7 +42,7 @@ func newBlitzExecutor(workers, capacity int, parking blitz.Parking) (*blitzExecu
 //	if errors.Is(err, blitz.ErrQueueFull) {
 //		return ErrBusy
 //	}
-//	return err
+//	return err // a *blitz.PanicError when fn panicked: map it to ErrWorkPanicked
 //
 // and the inFlight/capacity fields go away. Until then the counter below
 // admits at most capacity requests, and Pool.Go plus a per-request channel
@@ -57,10 +57,11 @@ func (e *blitzExecutor) Execute(ctx context.Context, fn func()) error {
 	}
 	// --- stand-in admission control: end ---
 	done := make(chan struct{})
+	var perr error // written by the task before close(done), read after
 	err := e.pool.Go(func(*blitz.Worker) {
 		defer close(done)
 		defer e.inFlight.Add(-1) // stand-in: the slot is free before the handler answers
-		fn()
+		perr = runGuarded(fn)
 	})
 	if err != nil {
 		e.inFlight.Add(-1) // stand-in
@@ -68,7 +69,7 @@ func (e *blitzExecutor) Execute(ctx context.Context, fn func()) error {
 	}
 	select {
 	case <-done:
-		return nil
+		return perr
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -3,11 +3,33 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 )
 
 // ErrBusy is returned by an Executor that refused a task because it is at
 // capacity; the handler answers 503.
 var ErrBusy = errors.New("server: at capacity")
+
+// ErrWorkPanicked is wrapped by the error an executor returns when the
+// request's work panicked; the handler answers 500 and the server goes on.
+var ErrWorkPanicked = errors.New("server: work panicked")
+
+// runGuarded runs fn and turns a panic into an error wrapping
+// ErrWorkPanicked, with the value and the stack. Every executor runs the
+// work through it, so a panic in one request fails that request only, in
+// every mode, instead of crashing the process (blitz without a panic
+// handler), being logged and answered 200 (ants), or dropping the
+// connection (net/http's handler recovery).
+func runGuarded(fn func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v\n%s", ErrWorkPanicked, v, debug.Stack())
+		}
+	}()
+	fn()
+	return nil
+}
 
 // An executor runs a request's work somewhere and waits for it.
 type executor interface {
@@ -24,5 +46,5 @@ type executor interface {
 // inlineExecutor runs fn in the calling (handler) goroutine.
 type inlineExecutor struct{}
 
-func (inlineExecutor) Execute(_ context.Context, fn func()) error { fn(); return nil }
+func (inlineExecutor) Execute(_ context.Context, fn func()) error { return runGuarded(fn) }
 func (inlineExecutor) Close() error                               { return nil }

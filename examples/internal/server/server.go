@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -56,7 +57,8 @@ type Server struct {
 
 	// served counts responses by outcome (written by handlers, read by
 	// Counts; atomic adds and loads, no ordering needed between them).
-	ok, busy, failed atomic.Uint64
+	// panicked is part of failed.
+	ok, busy, failed, panicked atomic.Uint64
 
 	serveErr chan error // receives http.Server.Serve's result once
 }
@@ -132,6 +134,10 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // Mode returns the server's mode.
 func (s *Server) Mode() Mode { return s.cfg.Mode }
 
+// Panics returns how many requests' work panicked (answered 500, and
+// included in the failed count of Counts).
+func (s *Server) Panics() uint64 { return s.panicked.Load() }
+
 // Counts returns how many requests got 200, 503 for capacity, and any
 // other failure, so far.
 func (s *Server) Counts() (ok, busy, failed uint64) {
@@ -172,6 +178,11 @@ func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
 		s.busy.Add(1)
 		w.Header().Set("Retry-After", "1")
 		http.Error(w, "busy", http.StatusServiceUnavailable)
+	case errors.Is(err, ErrWorkPanicked):
+		s.failed.Add(1)
+		s.panicked.Add(1)
+		log.Printf("server: request %d: %v", seed, err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
 	default:
 		// Pool closed, or the client went away (then nobody reads this).
 		s.failed.Add(1)

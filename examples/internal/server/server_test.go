@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -239,6 +241,40 @@ func TestShutdownFinishesAcceptedRequests(t *testing.T) {
 				dumpFail(t, "Shutdown")
 			}
 			c.Transport.(*http.Transport).CloseIdleConnections()
+		})
+	}
+}
+
+// TestPanickingWorkFailsOnlyItsRequest: in every mode, work that panics
+// gets that request a 500, and the server (and its pool) keeps serving.
+func TestPanickingWorkFailsOnlyItsRequest(t *testing.T) {
+	for _, m := range Modes {
+		t.Run("mode="+m.String(), func(t *testing.T) {
+			defer goleak.VerifyNone(t)
+			log.SetOutput(io.Discard) // the server logs the panic and its stack
+			defer log.SetOutput(os.Stderr)
+			work := func(seed uint64) [sha256.Size]byte {
+				if seed%2 == 1 {
+					panic(fmt.Sprintf("boom %d", seed))
+				}
+				return digest(seed)
+			}
+			s := start(t, Config{Mode: m, Workers: 1, Capacity: 2, Work: work})
+			c := testClient(t)
+			for i := 1; i <= 4; i++ {
+				want := http.StatusOK
+				if i%2 == 1 {
+					want = http.StatusInternalServerError
+				}
+				if code, body := get(t, c, s); code != want {
+					t.Errorf("request %d: status %d (%q), want %d", i, code, body, want)
+				}
+			}
+			c.Transport.(*http.Transport).CloseIdleConnections()
+			shutdown(t, s)
+			if ok, _, failed := s.Counts(); ok != 2 || failed != 2 || s.Panics() != 2 {
+				t.Errorf("ok %d, failed %d, panics %d; want 2, 2, 2", ok, failed, s.Panics())
+			}
 		})
 	}
 }
