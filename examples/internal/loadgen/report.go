@@ -72,16 +72,17 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 	return rows, nil
 }
 
-// WriteMarkdown writes rows as a Markdown table.
+// WriteMarkdown writes rows as a Markdown table, with the send lag (see
+// Row.SendLag) as its last column.
 func WriteMarkdown(w io.Writer, rows []Row) error {
-	_, err := fmt.Fprintln(w, "| mode | load | offered req/s | throughput req/s | p50 ms | p99 ms | p99.9 ms | max ms | ok | 503 | errors | 503 % |\n"+
-		"|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+	_, err := fmt.Fprintln(w, "| mode | load | offered req/s | throughput req/s | p50 ms | p99 ms | p99.9 ms | max ms | ok | 503 | errors | 503 % | send lag ms |\n"+
+		"|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 	if err != nil {
 		return err
 	}
 	for _, r := range rows {
-		_, err := fmt.Fprintf(w, "| %s | %d%% | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %d | %d | %d | %.1f |\n",
-			r.Mode, r.LoadPct, r.OfferedRPS, r.Throughput, r.P50, r.P99, r.P999, r.Max, r.OK, r.Rejected, r.Errors, r.RejectedPct)
+		_, err := fmt.Fprintf(w, "| %s | %d%% | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %d | %d | %d | %.1f | %.1f |\n",
+			r.Mode, r.LoadPct, r.OfferedRPS, r.Throughput, r.P50, r.P99, r.P999, r.Max, r.OK, r.Rejected, r.Errors, r.RejectedPct, r.SendLag)
 		if err != nil {
 			return err
 		}

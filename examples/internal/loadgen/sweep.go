@@ -79,6 +79,11 @@ type Row struct {
 	Rejected    int
 	Errors      int // errors + dropped sends
 	RejectedPct float64
+	// SendLag is the run's MaxSendLag in milliseconds: how far the
+	// generator fell behind its own schedule. It is in the Markdown table
+	// (a point where it is large measured the generator as much as the
+	// server) but not in the CSV, whose columns are fixed.
+	SendLag float64
 }
 
 // RowOf turns a run's result into a row.
@@ -87,7 +92,7 @@ func RowOf(mode string, loadPct int, r *Result) Row {
 	row := Row{
 		Mode: mode, LoadPct: loadPct, OfferedRPS: r.Offered, Throughput: r.Throughput(),
 		P50: ms(r.Percentile(0.50)), P99: ms(r.Percentile(0.99)), P999: ms(r.Percentile(0.999)), Max: ms(r.Max()),
-		OK: r.OK, Rejected: r.Rejected, Errors: r.Errors + r.Dropped,
+		OK: r.OK, Rejected: r.Rejected, Errors: r.Errors + r.Dropped, SendLag: ms(r.MaxSendLag),
 	}
 	// Of every request the schedule tried to send (dropped ones included),
 	// the same way ReadCSV recomputes it.
