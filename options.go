@@ -20,6 +20,7 @@ type config struct {
 	panicHandler func(v any, stack []byte)
 	name         string
 	stealTiers   [][][]int
+	place        placementConfig // WithPlacement, WithCPUs (placement.go)
 	errs         []error
 }
 

@@ -46,6 +46,10 @@ type Pool struct {
 	wg           sync.WaitGroup
 
 	respawns atomic.Uint64
+
+	// place is the placement state of a pool that pins its workers (nil
+	// otherwise); immutable after New but for its started count.
+	place *poolPlacement
 }
 
 // dequeCapacity is the initial capacity of each worker's deque; it grows.
@@ -74,16 +78,18 @@ func New(opts ...Option) (*Pool, error) {
 		return nil, err
 	}
 	n := c.workers
-	tiers := c.stealTiers
-	if tiers == nil {
-		tiers = defaultTiers(n)
+	pl, err := c.place.plan(n, c.stealTiers)
+	if err != nil {
+		return nil, err
 	}
+	tiers := pl.tiers
 	p := &Pool{
 		name:         c.name,
 		backend:      be,
 		panicHandler: c.panicHandler,
 		drained:      make(chan struct{}),
 		closed:       make(chan struct{}),
+		place:        newPoolPlacement(pl, &c.place),
 	}
 	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }
 	parkers := make([]sleep.Parker, n)
@@ -97,6 +103,10 @@ func New(opts ...Option) (*Pool, error) {
 			rng:   splitmix64(seed + uint64(i)),
 			tiers: tiers[i],
 			alone: n == 1,
+			cpu:   -1,
+		}
+		if pl.cpus != nil {
+			w.cpu = pl.cpus[i]
 		}
 		w.frames.init(i)
 		p.workers[i] = w
@@ -108,6 +118,9 @@ func New(opts ...Option) (*Pool, error) {
 	}
 	for _, w := range p.workers {
 		p.startWorker(w)
+	}
+	if p.place != nil {
+		p.place.started.Wait() // every worker tried to pin: Stats shows the outcome
 	}
 	return p, nil
 }

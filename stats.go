@@ -38,6 +38,11 @@ type Stats struct {
 	// Respawns counts worker goroutines replaced after a task called
 	// runtime.Goexit.
 	Respawns uint64
+	// Placement says, per worker, which CPU the placement chose and
+	// whether the worker is pinned to it (or why not). Nil for a pool
+	// without placement (WithPlacement, WithCPUs). Set once when each
+	// worker starts.
+	Placement []WorkerPlacement
 }
 
 // workerStats are one worker's counters. All but wakes are written by the
@@ -58,7 +63,7 @@ func (s *workerStats) bump(p *uint64) { atomics.StoreRelease64(p, *p+1) }
 // goroutine, including after Close; the snapshot is not atomic across
 // counters.
 func (p *Pool) Stats() Stats {
-	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Injected: p.inj.accepted()}
+	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Injected: p.inj.accepted(), Placement: p.placementStats()}
 	for _, w := range p.workers {
 		s := &w.stats
 		st.Executed += atomics.LoadAcquire64(&s.executed)

@@ -36,6 +36,7 @@ type Worker struct {
 	deque *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
 	tiers [][]int              // steal victims, nearest tier first
 	alone bool                 // the pool has one worker
+	cpu   int                  // the CPU the placement chose, -1 for none (placement.go)
 
 	_ atomics.Pad
 
@@ -53,6 +54,12 @@ type Worker struct {
 	// terminate is Set by Close after the pool drained; the idle loop
 	// returns when it observes it. Set wakes the worker if it sleeps on it.
 	terminate sleep.CoreLatch
+
+	// pin is the outcome of the worker goroutine's pin attempt (nil until
+	// the first goroutine made it; placement.go). Stored by the worker
+	// goroutine when it starts (a replacement after Goexit stores its
+	// own), loaded by Pool.Stats; sync/atomic orders the result's fields.
+	pin atomic.Pointer[pinResult]
 
 	stats workerStats
 
@@ -181,6 +188,7 @@ func (w *Worker) run() {
 		// thread whose affinity was changed never serves other goroutines.
 		runtime.LockOSThread()
 	}
+	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
 	w.goid.Store(curGoid())
 	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
 		func(context.Context) { w.waitUntil(&w.terminate, waitTerminate) })
