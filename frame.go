@@ -65,6 +65,8 @@ type paddedFrame struct {
 // checker rejects unsafe.Sizeof(frame{}) in paddedFrame as a cycle (frame ->
 // runner -> Worker -> frameStack -> paddedFrame). TestFrameLayout checks that
 // the two sizes agree and that paddedFrame fills whole cache lines.
+//
+//lint:ignore U1000 the fields exist only for their sizes.
 type frameLayout struct {
 	latch    sleep.CoreLatch
 	owner    int
