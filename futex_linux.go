@@ -19,9 +19,9 @@ const autoParking = ParkingFutex
 // rounds yield with sched_yield: runtime.Gosched on a locked thread makes the
 // M hand its P to another M and sleep until the goroutine is scheduled again,
 // two thread hand-offs per round instead of one cheap syscall.
-// BenchmarkYield (park_bench_test.go, 2-vCPU KVM, Go 1.26): Gosched on a
-// locked thread ~14 µs a round, sched_yield ~0.4 µs, Gosched on a plain
-// goroutine ~0.14 µs. (Gosched-yielding locked workers at GOMAXPROCS=1 also
+// BenchmarkYield (park_bench_test.go, 2-vCPU KVM, Go 1.26, medians of 10,
+// bench/results/sleep-amd64.txt): Gosched on a locked thread 16.5 µs a
+// round, sched_yield 0.21 µs, Gosched on a plain goroutine 0.10 µs. (Gosched-yielding locked workers at GOMAXPROCS=1 also
 // starved the GC's mark termination for minutes in a -race stress run.)
 func futexBackend() (backend, error) {
 	return backend{

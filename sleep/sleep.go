@@ -39,24 +39,24 @@ type Config struct {
 
 // DefaultRoundsUntilSleepy is the number of idle rounds a worker yields
 // before it gets sleepy. Rayon and Blitz use 32; we use 64, measured on the
-// 2-vCPU KVM machine (bench/results/sleep-amd64.txt, BenchmarkRounds and
-// BenchmarkWake in the root package):
+// 2-vCPU KVM machine (bench/results/sleep-amd64.txt: BenchmarkWake and
+// BenchmarkRounds in the root package, medians of 10 interleaved runs):
 //
-//   - waking a parked worker costs 20-30 µs (futex, p50; p99 ~80 µs) to
-//     75 µs (portable), so a worker that is still yielding when work comes
-//     saves that much (its latency is ~0.2 µs);
-//   - one round with the futex backend's sched_yield costs ~0.4 µs, so 64
-//     rounds keep a worker reachable for ~25 µs after its last job, about
-//     one wake's cost: the classic competitive choice (spin as long as
-//     blocking and waking would cost, never paying more than twice the
-//     optimum). With jobs 10 µs apart, 32 rounds still parked between jobs
-//     (p50 19.6 µs) and 64 did not (p50 0.2 µs);
-//   - the price is at most those ~25 µs of CPU per idle episode; CPU over
-//     an idle second is unaffected (BenchmarkIdleCPU), and 256 rounds
-//     already cost ~4x the worker CPU per job at sparse arrivals.
+//   - waking a parked worker costs 27 µs to run (futex, p50; p99 ~210 µs)
+//     or 118 µs (portable); a worker still yielding runs a posted job in
+//     ~0.2 µs;
+//   - with jobs 10 µs apart, 0, 8 and 32 rounds still let the worker park
+//     between jobs (p50 25, 25, 17 µs), 64 rounds do not (p50 0.18 µs), at
+//     12 µs of worker CPU per job instead of 5;
+//   - bridging 50 µs gaps takes 256 rounds and 51 µs of CPU per job (64
+//     rounds: 22 µs), more than the ~27 µs wake it saves.
 //
-// With the portable backend (Gosched, ~0.15 µs a round) the same 64 rounds
-// last ~10 µs.
+// So 64 rounds keep a worker reachable for about what a wake would cost
+// and no longer, the classic competitive choice. Idle CPU over a longer
+// idle period does not depend on it: 0.45 cpu-ms per idle second for two
+// futex workers, 0.26 for two portable ones, 0.18 for the process with no
+// workers (BenchmarkIdleCPU). With the portable backend a round is a
+// Gosched (~0.1 µs alone), so the phase is shorter in time.
 const DefaultRoundsUntilSleepy = 64
 
 // Sleep decides when idle workers sleep and wakes them when work is posted.
