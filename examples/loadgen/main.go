@@ -46,6 +46,7 @@ type flags struct {
 	count       int
 	timeout     time.Duration
 	maxInFlight int
+	conns       int
 	seed        uint64
 
 	sweep       bool
@@ -77,6 +78,7 @@ func main() {
 	flag.IntVar(&f.count, "count", 1_000_000, "single run: most requests sent")
 	flag.DurationVar(&f.timeout, "timeout", 10*time.Second, "per-request timeout")
 	flag.IntVar(&f.maxInFlight, "max-inflight", 8192, "most outstanding requests (more are dropped and counted as errors)")
+	flag.IntVar(&f.conns, "conns", 512, "most connections to the server; requests beyond wait for one (the wait counts in their latency)")
 	flag.Uint64Var(&f.seed, "seed", 1, "schedule RNG seed")
 
 	flag.BoolVar(&f.sweep, "sweep", false, "run the sweep over modes and loads")
@@ -120,7 +122,7 @@ func main() {
 }
 
 func single(ctx context.Context, f flags) error {
-	do, closeConns, err := loadgen.HTTPDoer(f.url, f.maxInFlight)
+	do, closeConns, err := loadgen.HTTPDoer(f.url, f.conns)
 	if err != nil {
 		return err
 	}
@@ -195,7 +197,7 @@ func sweep(ctx context.Context, f flags) error {
 	}
 	capacity, rows, err := loadgen.Sweep(ctx, loadgen.SweepConfig{
 		Start: start, Modes: modes, Loads: loads, Point: f.point, Warmup: f.warmup, Calibration: f.calibration,
-		Capacity: f.capRPS, MaxInFlight: f.maxInFlight, Timeout: f.timeout, Seed: f.seed, Log: os.Stderr,
+		Capacity: f.capRPS, MaxInFlight: f.maxInFlight, Timeout: f.timeout, Conns: f.conns, Seed: f.seed, Log: os.Stderr,
 	})
 	if err != nil {
 		return err
@@ -232,6 +234,8 @@ func sweep(ctx context.Context, f flags) error {
 			fmt.Fprintf(w, "- capacity (100%%): %.0f req/s (inline mode, closed loop, best of GOMAXPROCS x1/x2/x4/x8)\n", capacity)
 			fmt.Fprintf(w, "- server capacity bound (ants pool size, blitz in-flight cap): %d; blitz parking: %s; server in a %s\n",
 				f.capacity, parking, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
+			fmt.Fprintf(w, "- generator: open loop, Poisson arrivals, at most %d requests in flight and %d connections (a request waiting for a connection is late, and that counts), %v warm-up per point\n",
+				f.maxInFlight, f.conns, f.warmup)
 			fmt.Fprintf(w, "- latency: from each request's intended (scheduled) send time to the end of its response, 200s only; exact nearest-rank percentiles over all samples\n\n")
 			_, err := w.Write(table.Bytes())
 			return err

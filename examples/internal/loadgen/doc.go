@@ -22,7 +22,11 @@
 // the stragglers, each bounded by its Timeout. At most MaxInFlight requests
 // are outstanding: a send that would exceed it is not made and is counted in
 // Dropped (an error of the generator, reported as such, never silently
-// lost). Targets must be loopback addresses (CheckTarget).
+// lost). The generator talks to the server over at most a fixed number of
+// keep-alive connections (HTTPDoer): a request that finds them all busy
+// waits in the client for one, and that wait is part of its latency, since
+// latency runs from the intended send time. Targets must be loopback
+// addresses (CheckTarget).
 //
 // # Recording
 //

@@ -379,6 +379,9 @@ func TestCheckTarget(t *testing.T) {
 	if _, _, err := HTTPDoer("http://8.8.8.8/", 1); err == nil || !strings.Contains(err.Error(), "loopback") {
 		t.Errorf("HTTPDoer to a public address: error %v, want a loopback refusal", err)
 	}
+	if _, _, err := HTTPDoer("http://127.0.0.1:1/", 0); err == nil {
+		t.Error("HTTPDoer with 0 connections: no error")
+	}
 }
 
 func TestCSVRoundTrip(t *testing.T) {

@@ -60,6 +60,9 @@ type SweepConfig struct {
 	// MaxInFlight and Timeout are passed to each Run.
 	MaxInFlight int
 	Timeout     time.Duration
+	// Conns bounds the generator's connections to the server (HTTPDoer);
+	// 0 means MaxInFlight.
+	Conns int
 	// Seed seeds every point's schedule (the same schedule per load for
 	// every mode).
 	Seed uint64
@@ -150,10 +153,14 @@ func Sweep(ctx context.Context, cfg SweepConfig) (float64, []Row, error) {
 			return 0, nil, fmt.Errorf("loadgen: load %d%% is not positive", l)
 		}
 	}
+	conns := cfg.Conns
+	if conns <= 0 {
+		conns = cfg.MaxInFlight
+	}
 	capacity := cfg.Capacity
 	if capacity <= 0 {
 		var err error
-		capacity, err = Calibrate(ctx, cfg.Start, cfg.MaxInFlight, cfg.Calibration)
+		capacity, err = Calibrate(ctx, cfg.Start, conns, cfg.Calibration)
 		if err != nil {
 			return 0, nil, fmt.Errorf("loadgen: calibration: %w", err)
 		}
@@ -170,7 +177,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (float64, []Row, error) {
 			if err != nil {
 				return capacity, rows, fmt.Errorf("loadgen: start %v: %w", m, err)
 			}
-			do, closeConns, err := HTTPDoer(url, cfg.MaxInFlight)
+			do, closeConns, err := HTTPDoer(url, conns)
 			if err != nil {
 				stop()
 				return capacity, rows, err

@@ -32,15 +32,24 @@ func CheckTarget(target string) error {
 }
 
 // HTTPDoer returns a Doer that GETs target (which must pass CheckTarget)
-// over a transport that keeps up to maxConns connections open, so that an
-// open-loop run reuses connections instead of opening one per request, and
-// a function that closes those connections.
+// over at most maxConns keep-alive connections, and a function that closes
+// them. Connections are reused rather than opened per request; when all
+// are busy, a request waits in the transport for one, and since Run
+// measures latency from the intended send time, that wait counts (as it
+// would behind a client's or a proxy's connection pool). Bounding the
+// connections keeps the generator from spending the CPUs it shares with
+// the server on dialing thousands of sockets once a backlog forms.
+// maxConns must be >= 1.
 func HTTPDoer(target string, maxConns int) (Doer, func(), error) {
 	if err := CheckTarget(target); err != nil {
 		return nil, nil, err
 	}
+	if maxConns < 1 {
+		return nil, nil, fmt.Errorf("loadgen: maxConns must be >= 1, got %d", maxConns)
+	}
 	tr := &http.Transport{
 		Proxy:               nil, // loopback: never through a proxy
+		MaxConnsPerHost:     maxConns,
 		MaxIdleConns:        maxConns,
 		MaxIdleConnsPerHost: maxConns,
 		DisableCompression:  true,
