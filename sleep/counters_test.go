@@ -11,7 +11,7 @@ func TestCountersLayout(t *testing.T) {
 		t.Fatalf("one-units moved: sleeping %#x inactive %#x jec %#x", oneSleeping, oneInactive, oneJEC)
 	}
 	if MaxWorkers != 0xFFFF || jecMask != 0xFFFF_FFFF {
-		t.Fatalf("MaxWorkers %#x jecMask %#x", MaxWorkers, jecMask)
+		t.Fatalf("MaxWorkers %#x jecMask %#x", uint64(MaxWorkers), uint64(jecMask))
 	}
 	w := packCounters(0x1234, 0x5678, 0x9ABC_DEF0)
 	if uint64(w) != 0x9ABC_DEF0_5678_1234 {
