@@ -19,7 +19,9 @@ benchstat=${BENCHSTAT:-$(go env GOPATH)/bin/benchstat}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One binary for every run, so each run measures the same code.
+# One binary for every run, so each run measures the same code: the tree as
+# it is now, which the header names.
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- .. 2>/dev/null || echo ' (working tree differs)'), built $(date -u +%H:%M:%SZ)"
 go test -c -o "$tmp/bench.test" .
 cmd="$tmp/bench.test -test.run '^\$' -test.bench '$pattern' -test.count 1 -test.timeout 60m"
 for i in $(seq 1 "$runs"); do
@@ -35,7 +37,7 @@ virt=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p')
 	echo "# machine: nproc=$(nproc), $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null || echo 'model name: unknown'), ${virt:-no hypervisor detected} $(nproc) vCPU"
 	echo "# load:    $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min load average at the end: the machine is shared)"
 	echo "# go:      $(go version)"
-	echo "# commit:  $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- .. 2>/dev/null || echo ' (working tree differs)')"
+	echo "# commit:  $commit"
 	echo "# command: cd bench && go test -c -o bench.test . && for i in \$(seq $runs); do flock /tmp/bench.lock ./bench.test -test.run '^\$' -test.bench '$pattern' -test.count 1 -test.timeout 60m; done >raw.txt"
 	echo "#          benchstat raw.txt"
 	echo "#          benchstat -filter '.name:Submit' -col /impl raw.txt   (every submitter against chan-workers)"
