@@ -23,5 +23,8 @@ func chunkOf(i uint32) (chunk int, off uint32) {
 	return k, uint32(uint64(i) - chunkBase*(1<<k-1))
 }
 
-// chunkLen is the number of elements of chunk k.
-func chunkLen(k int) int { return chunkBase << k }
+// chunkLen is the number of elements of chunk k. It is a uint64 because the
+// last chunks hold 2^31 and 2^32 elements, which overflow int on 32-bit
+// platforms; make panics with "len out of range" there long before a join
+// depth could reach them.
+func chunkLen(k int) uint64 { return chunkBase << k }

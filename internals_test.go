@@ -39,11 +39,11 @@ func TestChunkOf(t *testing.T) {
 			t.Fatalf("chunkOf(%d) = (%d,%d), want (%d,%d)", i, gk, goff, k, off)
 		}
 		off++
-		if int(off) == chunkLen(k) {
+		if uint64(off) == chunkLen(k) {
 			k, off = k+1, 0
 		}
 	}
-	if k, off := chunkOf(^uint32(0)); k >= maxChunks || int(off) >= chunkLen(k) {
+	if k, off := chunkOf(^uint32(0)); k >= maxChunks || uint64(off) >= chunkLen(k) {
 		t.Errorf("chunkOf(max) = (%d,%d): outside %d chunks", k, off, maxChunks)
 	}
 }
@@ -117,7 +117,7 @@ func TestSpawnSlotsConcurrent(t *testing.T) {
 	// Everything is free again: the chain holds every created slot once.
 	n := 0
 	for k := 0; k < s.n; k++ {
-		n += chunkLen(k)
+		n += int(chunkLen(k))
 	}
 	free := map[uint32]bool{}
 	for top := uint32(s.head.Load() & spawnTopMask); top != 0; top = s.slot(top - 1).next.Load() {
