@@ -144,7 +144,7 @@ func (w *Worker) execute(wk work) {
 // protocol, woken by whoever sets l (NotifyWorkerLatchIsSet) or by new work.
 // It is the worker's idle loop (l = terminate) and the wait of a joiner whose
 // second half was stolen (l = the frame's latch): the rayon-core loop of
-// TEAM.md. It never spins or yields forever: after the sleep package's idle
+// sleep/doc.go. It never spins or yields forever: after the sleep package's idle
 // rounds the worker parks.
 func (w *Worker) waitUntil(l *sleep.CoreLatch, kind waitKind) {
 	if l.Probe() {

@@ -12,7 +12,7 @@
  * The processes:
  *   Injector  posts NI jobs from outside the pool: push onto the injector
  *             FIFO, fence F1, NewInjectedJobs (newJobs below).
- *   Worker    W of them, the idle loop of sleep.go and TEAM.md. Job 0 spawns
+ *   Worker    W of them, the idle loop of sleep.go and sleep/doc.go. Job 0 spawns
  *             one internal job (CHILD) onto its worker's own queue
  *             (NewInternalJobs) and then waits until another worker has run
  *             it: the poster stays busy, so only a woken or still-searching
