@@ -1,7 +1,6 @@
 package blitz
 
 import (
-	"runtime"
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz/atomics"
@@ -90,16 +89,6 @@ func (c *countingParker) Park() {
 	s.bump(&s.sleeps)
 	if c.w.waitKind == waitJoin {
 		s.bump(&s.joinSleeps)
-	}
-	if c.w.pool.backend.lockThread {
-		// A locked worker blocked in a futex wait keeps its P until
-		// sysmon retakes it (20 µs to 10 ms later), so goroutines its
-		// tasks made runnable on that P (a Do caller, a WaitGroup
-		// waiter) would wait that long. Hand them the P first. The
-		// worker is already registered as sleeping: a wake that comes
-		// meanwhile leaves the token and Park returns at once.
-		// BenchmarkDo/workers=2 on the 2-vCPU machine: 50-80 µs -> 5-10 µs.
-		runtime.Gosched()
 	}
 	c.Parker.Park()
 }
