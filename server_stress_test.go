@@ -1,0 +1,241 @@
+package blitz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// The outcome of one submission in TestServerSubmitRacesShutdown, as its
+// submitter saw it.
+const (
+	outNone      int32 = iota // not submitted (a bug in the test)
+	outAccepted               // nil: the task must have run exactly once
+	outClosed                 // ErrClosed: the task must never run
+	outFull                   // ErrQueueFull: the task must never run
+	outCtx                    // the context ended before the task was accepted or started: never runs
+	outAbandoned              // DoContext/TryDo's context ended: the task ran at most once
+)
+
+// submitPaths are the submission paths the stress test cycles through.
+var submitPaths = []string{"Go", "TryGo", "GoContext", "DoContext", "TryDo", "Run", "Do"}
+
+// submitOne submits task id on path and classifies what its submitter got.
+// ctx is the round's context, cancelled while the round races Close.
+func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task func(*Worker)) int32 {
+	var err error
+	abandonable := false
+	switch path {
+	case "Go":
+		err = p.Go(task)
+	case "TryGo":
+		err = p.TryGo(task)
+	case "GoContext":
+		err = p.GoContext(ctx, task)
+	case "DoContext", "TryDo":
+		f := DoContext[int]
+		if path == "TryDo" {
+			f = TryDo[int]
+		}
+		var v int
+		v, err = f(ctx, p, func(w *Worker) int { task(w); return 42 })
+		if err == nil && v != 42 {
+			t.Errorf("%s result %d, want 42", path, v)
+		}
+		abandonable = true
+	case "Run", "Do":
+		v := catchPanic(func() {
+			if path == "Run" {
+				p.Run(task)
+			} else if r := Do(p, func(w *Worker) int { task(w); return 42 }); r != 42 {
+				t.Errorf("Do result %d, want 42", r)
+			}
+		})
+		if v != nil {
+			var ok bool
+			if err, ok = v.(error); !ok {
+				err = fmt.Errorf("%s panicked with %v", path, v)
+			}
+		}
+	}
+	switch {
+	case err == nil:
+		return outAccepted
+	case errors.Is(err, ErrClosed):
+		return outClosed
+	case errors.Is(err, ErrQueueFull):
+		return outFull
+	case errors.Is(err, context.Canceled) && abandonable:
+		return outAbandoned
+	case errors.Is(err, context.Canceled):
+		return outCtx
+	}
+	t.Errorf("%s: unexpected error %v", path, err)
+	return outNone
+}
+
+// TestServerSubmitRacesShutdown races submitters on every submission path
+// (Go, TryGo, GoContext, DoContext, TryDo, Run, Do) against Close or
+// Shutdown and against the cancellation of their context, on every backend,
+// with and without a capacity. The invariant, checked per task: a task whose
+// submitter got nil ran exactly once, and before Close returned; one refused
+// with ErrClosed, ErrQueueFull, or a context error before it was accepted
+// never ran; one whose DoContext gave up on it ran at most once; so ran +
+// refused == submitted, and nothing runs after Close returned. The rare path
+// it must reach is a submission refused because the pool had closed (with
+// others of the same round accepted).
+func TestServerSubmitRacesShutdown(t *testing.T) {
+	rounds, submitters, each := 4, 8, 200
+	if testing.Short() {
+		rounds, submitters, each = 1, 4, 35
+	}
+	var closedRounds, closedRefusals, fullRefusals, ctxRefusals, abandoned, abandonedRan atomic.Int64
+	for _, k := range serverParkings() {
+		for _, workers := range testWorkerCounts {
+			for _, capacity := range []int{0, 2} {
+				name := fmt.Sprintf("parking=%v/workers=%d/capacity=%d", k, workers, capacity)
+				t.Run(name, func(t *testing.T) {
+					for r := 0; r < rounds; r++ {
+						withPool(t, []Option{WithParking(k), WithWorkers(workers), WithCapacity(capacity)}, func(p *Pool) {
+							stressRound(t, p, r, submitters, each, &closedRounds, &closedRefusals, &fullRefusals, &ctxRefusals, &abandoned, &abandonedRan)
+						})
+					}
+				})
+			}
+		}
+	}
+	t.Logf("rounds with accepted and closed-refused tasks: %d; refusals: %d closed, %d full, %d context; %d given up by DoContext/TryDo, %d of them ran",
+		closedRounds.Load(), closedRefusals.Load(), fullRefusals.Load(), ctxRefusals.Load(), abandoned.Load(), abandonedRan.Load())
+	if closedRounds.Load() == 0 {
+		if testing.Short() {
+			t.Log("no round had a submission refused after Close began (-short)")
+		} else {
+			t.Error("no round had a submission refused after Close began: the race with Close did not happen")
+		}
+	}
+}
+
+// stressRound is one round of TestServerSubmitRacesShutdown on pool p.
+func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRounds, closedRefusals, fullRefusals, ctxRefusals, abandoned, abandonedRanTotal *atomic.Int64) {
+	total := submitters * each
+	runs := make([]atomic.Int32, total)
+	outcomes := make([]atomic.Int32, total)
+	var ran atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	start := make(chan struct{})
+	var halfway, done sync.WaitGroup
+	halfway.Add(submitters)
+	done.Add(submitters)
+	for s := 0; s < submitters; s++ {
+		go func() {
+			defer done.Done()
+			<-start
+			for i := 0; i < each; i++ {
+				if i == each/2 {
+					halfway.Done()
+				}
+				id := s*each + i
+				path := submitPaths[(s+i)%len(submitPaths)]
+				task := func(w *Worker) {
+					fibArgs(w, 4)
+					runs[id].Add(1)
+					ran.Add(1)
+				}
+				outcomes[id].Store(submitOne(t, p, ctx, path, task))
+			}
+		}()
+	}
+
+	// The closer: once every submitter is halfway, it shuts the pool
+	// down (Close, Shutdown without a deadline, or Shutdown with an ended
+	// context and then Close) while another goroutine cancels the
+	// submitters' context.
+	var ranAtClose int64
+	close(start)
+	within(t, "submitters halfway", halfway.Wait)
+	cancelDone := make(chan struct{})
+	go func() { defer close(cancelDone); cancel() }()
+	within(t, "shutting down", func() {
+		switch round % 3 {
+		case 0:
+			if err := p.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		case 1:
+			if err := p.Shutdown(context.Background()); err != nil {
+				t.Errorf("Shutdown: %v", err)
+			}
+		case 2:
+			var se *ShutdownError
+			if err := p.Shutdown(cancelled()); err != nil && !errors.As(err, &se) {
+				t.Errorf("Shutdown(cancelled) = %v, want nil or a *ShutdownError", err)
+			}
+			if err := p.Close(); err != nil {
+				t.Errorf("Close after Shutdown(cancelled): %v", err)
+			}
+		}
+		ranAtClose = ran.Load()
+	})
+	within(t, "submitters", done.Wait)
+	within(t, "cancel", func() { <-cancelDone })
+
+	var accepted, refused, abandonedRan, closedHere int64
+	for id := 0; id < total; id++ {
+		r, o := runs[id].Load(), outcomes[id].Load()
+		switch {
+		case r > 1:
+			t.Fatalf("task %d (%s) ran %d times", id, submitPaths[(id/each+id%each)%len(submitPaths)], r)
+		case o == outAccepted:
+			accepted++
+			if r != 1 {
+				t.Errorf("task %d was accepted and ran %d times", id, r)
+			}
+		case o == outAbandoned:
+			abandoned.Add(1)
+			abandonedRan += int64(r)
+		case o == outClosed || o == outFull || o == outCtx:
+			refused++
+			if r != 0 {
+				t.Errorf("task %d was refused (outcome %d) and ran", id, o)
+			}
+			switch o {
+			case outClosed:
+				closedHere++
+			case outFull:
+				fullRefusals.Add(1)
+			case outCtx:
+				ctxRefusals.Add(1)
+			}
+		default:
+			t.Errorf("task %d has no outcome (%d)", id, o)
+		}
+	}
+	closedRefusals.Add(closedHere)
+	abandonedRanTotal.Add(abandonedRan)
+	if closedHere > 0 && accepted > 0 {
+		closedRounds.Add(1)
+	}
+	if got := ran.Load(); got != accepted+abandonedRan || got != ranAtClose {
+		t.Errorf("ran %d (%d by the time Close returned), accepted %d + abandoned that ran %d", got, ranAtClose, accepted, abandonedRan)
+	}
+	if ran.Load()+refused+int64(outcomesAbandonedNotRun(runs, outcomes)) != int64(total) {
+		t.Errorf("ran %d + refused %d + abandoned unrun != submitted %d", ran.Load(), refused, total)
+	}
+}
+
+// outcomesAbandonedNotRun counts the tasks DoContext gave up on that never
+// ran (withdrawn from the queue).
+func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
+	n := 0
+	for id := range runs {
+		if outcomes[id].Load() == outAbandoned && runs[id].Load() == 0 {
+			n++
+		}
+	}
+	return n
+}
