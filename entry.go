@@ -3,6 +3,7 @@ package blitz
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/sleep"
 )
@@ -11,7 +12,9 @@ import (
 // Submission is FIFO with respect to other submissions and is safe from any
 // goroutine, including tasks of the pool. It returns an error matching
 // ErrClosed once Close has begun, and then fn never runs; if it returns nil,
-// fn will run before Close returns.
+// fn will run before Close returns. With a capacity (WithCapacity) and a full
+// queue, Go waits for room (TryGo refuses instead, GoContext can stop
+// waiting); a Go from a task of the pool itself never waits.
 //
 // A panic in fn goes to the panic handler (WithPanicHandler), and the worker
 // goes on; without a handler it crashes the program, as a panic in a plain
@@ -21,21 +24,21 @@ func (p *Pool) Go(fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: Go with a nil function")
 	}
-	return p.inject(goJob(fn))
+	return p.submit(nil, goJob(fn), true)
 }
 
-// goJob is an injected fire-and-forget task. A func is pointer-shaped, so
-// converting it to a runner interface allocates nothing.
+// goJob is a submitted fire-and-forget task. A func is pointer-shaped, so
+// converting it to a task interface allocates nothing.
 type goJob func(*Worker)
 
-func (g goJob) run(w *Worker) {
-	p := w.pool
+func (g goJob) runTask(w *Worker) (panicked bool) {
 	ok := false
 	defer func() {
 		if !ok {
 			if v := recover(); v != nil {
+				panicked = true
 				pe := newPanicError(v)
-				if h := p.panicHandler; h != nil {
+				if h := w.pool.panicHandler; h != nil {
 					callHandler(h, pe)
 				} else {
 					// Crash as an unrecovered panic in a goroutine of its
@@ -46,10 +49,10 @@ func (g goJob) run(w *Worker) {
 				}
 			}
 		}
-		p.rootDone()
 	}()
 	g(w)
 	ok = true
+	return false
 }
 
 // callHandler gives a task's panic to the handler. A panic in the handler
@@ -72,7 +75,8 @@ func callHandler(h func(any, []byte), pe *PanicError) {
 func crash(pe *PanicError) { panic(pe) }
 
 // Run runs fn on a worker of p and waits for it. The calling goroutine blocks
-// without burning CPU; any number of goroutines may call Run at once.
+// without burning CPU; any number of goroutines may call Run at once. With a
+// capacity and a full queue, Run first waits for room.
 //
 // Run is for goroutines outside the pool. Code already running on a worker
 // has its *Worker: it calls fn(w) directly, or RunFrom to enter another pool
@@ -83,7 +87,8 @@ func crash(pe *PanicError) { panic(pe) }
 // A panic in fn (or in work it forks) is re-panicked in the caller as a
 // *PanicError carrying the original stack; a Goexit in fn makes the caller's
 // goroutine exit too. After Close has begun, Run panics with an error
-// wrapping ErrClosed. A nil fn panics.
+// wrapping ErrClosed. A nil fn panics. DoContext is the form that returns
+// these as errors and honours a context.
 func (p *Pool) Run(fn func(w *Worker)) {
 	if fn == nil {
 		panic("blitz: Run with a nil function")
@@ -98,7 +103,7 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 		panic("blitz: Do with a nil function")
 	}
 	j := &callJob[T]{fn: fn, done: make(chan struct{})}
-	if err := p.inject(j); err != nil {
+	if err := p.submit(nil, j, true); err != nil {
 		panic(fmt.Errorf("blitz: Do: %w", err))
 	}
 	<-j.done
@@ -130,7 +135,7 @@ func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
 		return callInline(w, fn)
 	}
 	j := &callJob[T]{fn: fn, waiter: w}
-	if err := p.inject(j); err != nil {
+	if err := p.submit(nil, j, true); err != nil {
 		panic(fmt.Errorf("blitz: DoFrom: %w", err))
 	}
 	w.waitUntil(&j.latch, waitCall)
@@ -152,7 +157,7 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 	return r
 }
 
-// callJob is an injected task whose caller waits: an outside goroutine
+// callJob is a submitted task whose caller waits: an outside goroutine
 // blocked on done, or a worker of another pool (waiter) waiting on latch.
 type callJob[T any] struct {
 	fn       func(*Worker) T
@@ -162,22 +167,36 @@ type callJob[T any] struct {
 	done     chan struct{}
 	latch    sleep.CoreLatch
 	waiter   *Worker
+
+	// state is callQueued until a worker starts the job (CAS to
+	// callStarted) or a DoContext caller whose context ended withdraws it
+	// (CAS to callWithdrawn): exactly one of the two wins, so a withdrawn
+	// job never runs and a started one is never reported as withdrawn.
+	state atomic.Uint32
 }
 
-func (j *callJob[T]) run(w *Worker) {
-	p := w.pool
+const (
+	callQueued = iota
+	callStarted
+	callWithdrawn
+)
+
+func (j *callJob[T]) runTask(w *Worker) (panicked bool) {
+	if !j.state.CompareAndSwap(callQueued, callStarted) {
+		return false // withdrawn: its caller has gone, nobody waits
+	}
 	ok := false
 	defer func() {
 		if !ok {
 			if v := recover(); v != nil {
 				j.panicked = newPanicError(v)
+				panicked = true
 			} else {
 				j.goexit = true
 			}
 		}
 		j.signal()
-		p.rootDone()
-		if j.done != nil && p.backend.lockThread {
+		if j.done != nil && w.pool.backend.lockThread {
 			// The caller was just made runnable on this worker's P,
 			// which a locked worker never lends while it runs or sits
 			// in a futex wait: without a hand-off the caller waits for
@@ -189,6 +208,7 @@ func (j *callJob[T]) run(w *Worker) {
 	}()
 	j.result = j.fn(w)
 	ok = true
+	return false
 }
 
 // signal wakes the waiting caller. For a cross-pool waiter it sets the

@@ -1,7 +1,6 @@
 package blitz
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,75 +130,3 @@ func TestSpawnSlotsConcurrent(t *testing.T) {
 	}
 }
 
-func TestInjectorFIFOAndClose(t *testing.T) {
-	var q injector
-	for i := 0; i < 1000; i++ {
-		wasEmpty, err := q.push(goJob(nil))
-		if err != nil || wasEmpty != (i == 0) {
-			t.Fatalf("push %d: wasEmpty %v err %v", i, wasEmpty, err)
-		}
-	}
-	if q.len() != 1000 {
-		t.Fatalf("len %d", q.len())
-	}
-	// Interleave pops and pushes across the ring's wrap and growth.
-	for i := 0; i < 1000; i++ {
-		if _, ok := q.pop(); !ok {
-			t.Fatalf("pop %d failed", i)
-		}
-	}
-	if _, ok := q.pop(); ok || q.len() != 0 {
-		t.Fatal("pop from an empty injector succeeded")
-	}
-	if !q.close() || q.close() {
-		t.Error("close did not report the first closing only")
-	}
-	if _, err := q.push(goJob(nil)); err != ErrClosed {
-		t.Errorf("push after close: %v", err)
-	}
-}
-
-// orderJob records its position.
-type orderJob struct{ n int }
-
-func (orderJob) run(*Worker) {}
-
-func TestInjectorOrderConcurrent(t *testing.T) {
-	var q injector
-	const producers, each = 4, 5000
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for p := 0; p < producers; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			for i := 0; i < each; i++ {
-				q.push(orderJob{p*each + i})
-			}
-		}()
-	}
-	last := make([]int, producers)
-	for i := range last {
-		last[i] = -1
-	}
-	got := 0
-	close(start)
-	within(t, "consume", func() {
-		for got < producers*each {
-			j, ok := q.pop()
-			if !ok {
-				runtime.Gosched()
-				continue
-			}
-			n := j.(orderJob).n
-			p, i := n/each, n%each
-			if i <= last[p] {
-				t.Errorf("producer %d: job %d after %d", p, i, last[p])
-			}
-			last[p] = i
-			got++
-		}
-	})
-	wg.Wait()
-}

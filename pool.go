@@ -1,6 +1,8 @@
 package blitz
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,24 +28,34 @@ type Pool struct {
 	inj    injector
 	spawns spawnSlots
 
-	// pending counts accepted root jobs (injected by Go, Run, Do) that have
-	// not finished. Every other job descends from one of them and
-	// finishes before it, so pending == 0 means the pool is idle.
-	// Incremented by submitters before the push (and decremented again if
-	// the push is refused), decremented by the worker that finished the
-	// job. sync/atomic's sequential consistency makes the pair
-	// (closing, pending) a Dekker handshake: Close stores closing then
-	// loads pending; a finisher decrements pending then loads closing;
-	// at least one of them sees the other, so the last finisher after
+	// Completion. Every submitted task is counted once on the worker
+	// that finished it (Worker.roots; a withdrawn DoContext task counts
+	// when a worker pops and skips it). Close fixes the number accepted
+	// (finalRoots, from the injector's close) and waits until the sum of
+	// the workers' counts reaches it. Every other job descends from a
+	// submitted task and finishes before it, so that means idle.
+	// sync/atomic's sequential consistency makes (closing, roots) a Dekker
+	// pair: Close stores finalRoots then closing, then sums roots; a
+	// finisher adds to its roots then loads closing (and finalRoots after
+	// it); at least one of them sees the other, so the last finisher after
 	// Close always signals drained.
-	pending  atomic.Int64
-	closing  atomic.Bool
-	drained  chan struct{} // closed (once, by signalDrained) when pending reached 0 after closing
-	drainSig atomic.Bool   // whoever flips it false->true closes drained
+	finalRoots uint64 // written once by the first Close before closing.Store(true)
+	closing    atomic.Bool
+	drained    chan struct{} // closed (once, by signalDrained) when every accepted task finished after closing
+	drainSig   atomic.Bool   // whoever flips it false->true closes drained
 
-	closeStarted atomic.Bool   // the first Close flips it and does the work
-	closed       chan struct{} // closed when the first Close has finished
+	closeStarted atomic.Bool   // the first Close or Shutdown flips it and does the work
+	closed       chan struct{} // closed when the pool has shut down: every worker goroutine exited
 	wg           sync.WaitGroup
+
+	// rejected counts submissions refused with ErrQueueFull (Stats).
+	// Added to by refused submitters, loaded by Stats.
+	rejected atomic.Uint64
+
+	// epoch is the zero of now(); sampleMask selects the sampled
+	// positions (pos&sampleMask == 0). Immutable after New.
+	epoch      time.Time
+	sampleMask uint64
 
 	respawns atomic.Uint64
 
@@ -91,6 +103,9 @@ func New(opts ...Option) (*Pool, error) {
 		closed:       make(chan struct{}),
 		place:        newPoolPlacement(pl, &c.place),
 	}
+	p.inj.init(c.capacity)
+	p.epoch = time.Now()
+	p.sampleMask = sampleMask(c.sampleEvery)
 	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }
 	parkers := make([]sleep.Parker, n)
 	p.workers = make([]*Worker, n)
@@ -152,22 +167,115 @@ func (p *Pool) Name() string { return p.name }
 // ParkingAuto).
 func (p *Pool) Parking() Parking { return p.backend.kind }
 
-// inject accepts a root job from any goroutine, or refuses it with ErrClosed.
-func (p *Pool) inject(j runner) error {
-	p.pending.Add(1)
-	wasEmpty, err := p.inj.push(j)
-	if err != nil {
-		p.rootDone()
-		return err
+// sampleMask turns a sampling interval into a mask: the interval rounded up
+// to a power of two, minus one.
+func sampleMask(every int) uint64 {
+	m := uint64(1)
+	for m < uint64(every) {
+		m <<= 1
 	}
+	return m - 1
+}
+
+// now is the pool's clock for latency sampling: nanoseconds since New, plus
+// one so that a sampled time is never 0 (0 marks an unsampled task).
+func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) + 1 }
+
+// submit accepts a task from any goroutine. With a full bounded queue it
+// refuses with ErrQueueFull (wait false) or waits for room until ctx ends
+// (wait true; a nil ctx waits for good). It refuses with ErrClosed once
+// Close has begun.
+func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
+	pos, b, r := p.inj.tryClaim()
+	if r == claimFull {
+		if !wait {
+			p.rejected.Add(1)
+			return ErrQueueFull
+		}
+		var err error
+		if pos, b, r, err = p.waitClaim(ctx); err != nil {
+			return err
+		}
+	}
+	if r == claimClosed {
+		return ErrClosed
+	}
+	var enq int64
+	if pos&p.sampleMask == 0 {
+		enq = p.now()
+	}
+	wasEmpty := pos == p.inj.head.Load()
+	p.inj.publish(pos, b, t, enq)
 	p.sleep.NewInjectedJobs(1, wasEmpty)
 	return nil
 }
 
-// rootDone is called once for every accepted (or refused) root job, after it
-// finished.
-func (p *Pool) rootDone() {
-	if p.pending.Add(-1) == 0 && p.closing.Load() {
+// waitClaim waits for room in the full bounded queue and claims a position,
+// or returns ctx's error. A submission from a task of the pool is let in
+// over the bound at once: it would otherwise wait for work that its own
+// worker must run (with one worker, a certain deadlock).
+func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, error) {
+	if p.inTask() {
+		pos, b, ok := p.inj.claim()
+		if !ok {
+			return 0, nil, claimClosed, nil
+		}
+		return pos, b, claimed, nil
+	}
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	for {
+		ch := p.inj.room.register()
+		pos, b, r := p.inj.tryClaim()
+		if r != claimFull {
+			p.inj.room.cancel(ch)
+			return pos, b, r, nil
+		}
+		select {
+		case <-ch:
+		case <-done:
+			p.inj.room.cancel(ch)
+			return 0, nil, claimFull, fmt.Errorf("blitz: waiting for room in the queue: %w", ctx.Err())
+		}
+	}
+}
+
+// inTask reports whether the caller is a task running on a worker of p.
+// It costs microseconds (curGoid), so it is asked only on slow paths.
+func (p *Pool) inTask() bool {
+	gid := curGoid()
+	for _, w := range p.workers {
+		if w.goid.Load() == gid {
+			return true
+		}
+	}
+	return false
+}
+
+// rootDone is called by worker w once for every submitted task it finished
+// (or skipped as withdrawn).
+func (p *Pool) rootDone(w *Worker) {
+	w.roots.Add(1)
+	if p.closing.Load() {
+		p.checkDrained()
+	}
+}
+
+// completed sums the workers' finished-task counts.
+func (p *Pool) completed() uint64 {
+	var n uint64
+	for _, w := range p.workers {
+		n += w.roots.Load()
+	}
+	return n
+}
+
+// checkDrained signals drained if every accepted task finished. Called
+// only after closing was seen true, so finalRoots is set.
+func (p *Pool) checkDrained() {
+	if p.completed() == p.finalRoots {
 		p.signalDrained()
 	}
 }
@@ -182,7 +290,8 @@ func (p *Pool) signalDrained() {
 // ErrClosed, Run and Do panic with an error wrapping it), lets every task
 // already accepted run to completion — including the work they fork — then
 // stops the workers, wakes the sleeping ones, and returns when every worker
-// goroutine has exited. Nothing is left running (goleak-clean).
+// goroutine has exited. Nothing is left running (goleak-clean). It is
+// Shutdown without a deadline.
 //
 // Close is idempotent: later and concurrent calls wait for the first one to
 // finish and return nil. Called from a task of the same pool it cannot wait
@@ -190,22 +299,57 @@ func (p *Pool) signalDrained() {
 // from a new goroutine instead). Called from a worker of another pool, it
 // blocks that worker until this pool is drained.
 func (p *Pool) Close() error {
-	gid := curGoid()
-	for _, w := range p.workers {
-		if w.goid.Load() == gid {
-			return ErrCloseInTask
+	return p.Shutdown(context.Background())
+}
+
+// Shutdown shuts the pool down like Close, but stops waiting when ctx ends.
+// It stops accepting work at once (submissions fail with ErrClosed, and
+// submitters waiting for room are woken with it), then waits until every
+// accepted task has finished and the workers have exited. If ctx ends first,
+// it returns a *ShutdownError with the numbers of tasks still queued and
+// running, matching ctx.Err() with errors.Is. Nothing accepted is dropped:
+// the pool goes on draining after such a return and releases its workers by
+// itself when done; a later Close or Shutdown waits for that.
+//
+// Shutdown is idempotent and safe to call concurrently with Close and
+// itself. Called from a task of the same pool it returns ErrCloseInTask and
+// leaves the pool open.
+func (p *Pool) Shutdown(ctx context.Context) error {
+	if p.inTask() {
+		return ErrCloseInTask
+	}
+	if p.closeStarted.CompareAndSwap(false, true) {
+		p.finalRoots = p.inj.close()
+		p.inj.room.wakeAll()
+		p.closing.Store(true)
+		p.checkDrained()
+		if ctx.Done() == nil {
+			p.finishClose()
+			return nil
 		}
+		go p.finishClose()
 	}
-	if !p.closeStarted.CompareAndSwap(false, true) {
-		<-p.closed
+	select {
+	case <-p.closed:
 		return nil
+	case <-ctx.Done():
+		select {
+		case <-p.closed: // both ready: the pool did finish
+			return nil
+		default:
+		}
+		q := p.inj.len()
+		run := int64(p.inj.accepted()) - int64(p.completed()) - int64(q)
+		return &ShutdownError{Queued: q, Running: int(max(run, 0)), Err: ctx.Err()}
 	}
-	p.inj.close()
-	p.closing.Store(true)
-	if p.pending.Load() != 0 {
-		<-p.drained
-	}
-	// Every accepted job finished: the deques and the injector are empty
+}
+
+// finishClose waits for the accepted tasks to finish, then stops the
+// workers. Run once, by the first Close or Shutdown (or a goroutine it
+// started).
+func (p *Pool) finishClose() {
+	<-p.drained
+	// Every accepted task finished: the deques and the injector are empty
 	// and no worker waits on a frame or scope latch. Terminate the idle
 	// loops; a worker that is Sleeping on its terminate latch is woken, and
 	// one that is not yet asleep fails its Sleepy->Sleeping transition.
@@ -216,5 +360,4 @@ func (p *Pool) Close() error {
 	}
 	p.wg.Wait()
 	close(p.closed)
-	return nil
 }

@@ -3,7 +3,6 @@ package blitz
 import (
 	"context"
 	"errors"
-	"expvar"
 	"fmt"
 )
 
@@ -33,33 +32,87 @@ func (e *ShutdownError) Error() string {
 
 func (e *ShutdownError) Unwrap() error { return e.Err }
 
-var errNotYet = errors.New("blitz: not implemented yet")
-
-// TryGo submits fn like Go but never blocks: with a full queue it returns
-// ErrQueueFull at once and fn never runs.
-func (p *Pool) TryGo(fn func(w *Worker)) error { return errNotYet }
+// TryGo submits fn like Go but never blocks: when the pool has a capacity
+// (WithCapacity) and the queue is full it returns ErrQueueFull at once, fn
+// never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
+// once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
+func (p *Pool) TryGo(fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: TryGo with a nil function")
+	}
+	return p.submit(nil, goJob(fn), false)
+}
 
 // GoContext submits fn like Go, waiting for room in a full queue until ctx
-// ends; then it returns an error wrapping ctx.Err() and fn never runs.
-func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error { return errNotYet }
+// ends; then it returns an error wrapping ctx.Err() and fn never runs. A
+// GoContext from a task of the pool itself never waits (it is let in over
+// the bound, as Go is). A nil fn panics.
+func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: GoContext with a nil function")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blitz: GoContext: %w", err)
+	}
+	return p.submit(ctx, goJob(fn), true)
+}
 
-// DoContext runs fn on a worker and returns its result, waiting for room in
-// a full queue and for the result until ctx ends.
+// DoContext runs fn on a worker of p and returns its result: the
+// submit-and-wait form for request handlers. It waits for room in a full
+// queue and then for the result, until ctx ends:
+//
+//   - ctx ends while waiting for room, or while the task is still queued:
+//     the task is withdrawn and never runs; the error wraps ctx.Err().
+//   - ctx ends while the task runs: DoContext returns at once with an error
+//     wrapping ctx.Err(); the task runs to its end and its result is
+//     dropped (pass ctx into fn if it should stop early).
+//   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
+//     value and the stack where it happened; the worker and the pool go on.
+//   - fn calls runtime.Goexit: ErrGoexit.
+//   - the pool is closed: ErrClosed.
+//
+// Unlike Do, DoContext never panics for these and never exits the caller's
+// goroutine. A nil fn panics.
 func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
-	var zero T
-	return zero, errNotYet
+	return doContext(ctx, p, fn, true)
 }
 
-// TryDo is DoContext that refuses with ErrQueueFull instead of waiting for
-// room.
+// TryDo is DoContext that does not wait for room: with a full queue it
+// returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
+// A server answers that with 503 Service Unavailable.
 func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
-	var zero T
-	return zero, errNotYet
+	return doContext(ctx, p, fn, false)
 }
 
-// Shutdown stops accepting work and waits for the accepted work to finish,
-// or for ctx to end (a *ShutdownError).
-func (p *Pool) Shutdown(ctx context.Context) error { return errNotYet }
-
-// Expvar returns the pool's Stats as an expvar.Var (JSON).
-func (p *Pool) Expvar() expvar.Var { return expvar.Func(func() any { return p.Stats() }) }
+func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool) (T, error) {
+	var zero T
+	if fn == nil {
+		panic("blitz: DoContext with a nil function")
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("blitz: DoContext: %w", err)
+	}
+	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	if err := p.submit(ctx, j, wait); err != nil {
+		return zero, err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if j.state.CompareAndSwap(callQueued, callWithdrawn) {
+			return zero, fmt.Errorf("blitz: DoContext: withdrawn before it started: %w", ctx.Err())
+		}
+		select {
+		case <-j.done: // finished meanwhile: the result is here
+		default:
+			return zero, fmt.Errorf("blitz: DoContext: stopped waiting for the running task: %w", ctx.Err())
+		}
+	}
+	switch {
+	case j.panicked != nil:
+		return zero, j.panicked
+	case j.goexit:
+		return zero, ErrGoexit
+	}
+	return j.result, nil
+}

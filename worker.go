@@ -6,6 +6,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/deque"
@@ -63,6 +64,16 @@ type Worker struct {
 
 	stats workerStats
 
+	// roots counts the submitted tasks this worker finished (or skipped
+	// as withdrawn). Added to by the worker goroutine (sync/atomic, for
+	// the Dekker pair with Close: pool.go), loaded by Close, Shutdown and
+	// Stats.
+	roots atomic.Uint64
+
+	// metrics are the worker's task counters and latency histograms
+	// (metrics.go), written by the worker goroutine alone.
+	metrics taskMetrics
+
 	_ atomics.Pad
 
 	frames frameStack
@@ -84,10 +95,12 @@ const (
 	waitCall                      // a call into another pool (DoFrom)
 )
 
-// work is one job found by findWork: a deque ref, or an injected job.
+// work is one job found by findWork: a deque ref, or a submitted task with
+// its submit time (0 when it is not sampled).
 type work struct {
 	ref jobRef
-	inj runner
+	inj task
+	enq int64
 }
 
 // push publishes a ref on the worker's deque and tells the sleep protocol
@@ -114,8 +127,8 @@ func (w *Worker) findWork() (work, bool) {
 	if r, ok := w.steal(); ok {
 		return work{ref: r}, true
 	}
-	if j, ok := w.pool.inj.pop(); ok {
-		return work{inj: j}, true
+	if j, enq, ok := w.pool.inj.pop(); ok {
+		return work{inj: j, enq: enq}, true
 	}
 	return work{}, false
 }
@@ -124,7 +137,7 @@ func (w *Worker) findWork() (work, bool) {
 func (w *Worker) execute(wk work) {
 	w.stats.bump(&w.stats.executed)
 	if wk.inj != nil {
-		wk.inj.run(w)
+		w.runTask(wk.inj, wk.enq)
 		return
 	}
 	r := wk.ref
@@ -138,6 +151,28 @@ func (w *Worker) execute(wk work) {
 	s.job = nil
 	sp.free(r.index())
 	j.run(w)
+}
+
+// runTask runs a submitted task, records it in the worker's metrics (its
+// queue wait and run time if it was sampled: enq != 0) and counts it
+// finished, also when it calls runtime.Goexit.
+func (w *Worker) runTask(t task, enq int64) {
+	p := w.pool
+	var start int64
+	if enq != 0 {
+		start = p.now()
+	}
+	returned, panicked := false, false
+	defer func() {
+		var wait, run time.Duration
+		if enq != 0 {
+			wait, run = time.Duration(start-enq), time.Duration(p.now()-start)
+		}
+		w.metrics.done(wait, run, enq != 0, returned && panicked)
+		p.rootDone(w)
+	}()
+	panicked = t.runTask(w)
+	returned = true
 }
 
 // waitUntil runs other work until l is set, then sleeps through the sleep
