@@ -41,6 +41,12 @@ func (e *PanicError) Unwrap() error {
 	return nil
 }
 
+// Is reports whether target is ErrPanic, so that errors.Is(err, ErrPanic)
+// holds for every *PanicError, wrapped or not, whatever its Value. It only
+// adds a match: errors.Is still unwraps to a Value that is an error, so a
+// task that panicked with io.EOF matches both ErrPanic and io.EOF.
+func (e *PanicError) Is(target error) bool { return target == ErrPanic }
+
 // newPanicError wraps a recovered value. It must be called from the deferred
 // function that recovered v, while the panicking frames are still on the
 // stack, so that debug.Stack shows them.

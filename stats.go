@@ -8,7 +8,12 @@ import (
 )
 
 // Stats is a snapshot of a pool's counters, summed over its workers when
-// Pool.Stats is called. Counters only grow; two snapshots subtract.
+// Pool.Stats is called. Counters (the uint64 fields and the histograms) only
+// grow, so two snapshots subtract (Histogram.Sub); Queued and Running are
+// gauges, the state at the moment of the snapshot.
+//
+// The field names are stable: exporters (expvar through Pool.Expvar, and the
+// Prometheus mapping in examples/) key on them.
 type Stats struct {
 	// Workers is the number of workers.
 	Workers int
@@ -42,6 +47,35 @@ type Stats struct {
 	// without placement (WithPlacement, WithCPUs). Set once when each
 	// worker starts.
 	Placement []WorkerPlacement
+
+	// The server counters: tasks submitted from outside the workers (Go,
+	// TryGo, GoContext, Run, Do, DoContext, TryDo).
+
+	// Queued is the number of accepted tasks that no worker has taken
+	// yet: the length of the injection queue. (For an instant after Close
+	// began, a submission that is being refused may show here.)
+	Queued int
+	// Running is the number of accepted tasks that a worker has taken and
+	// not finished. Injected = Queued + Running + Completed in every
+	// snapshot; neither gauge is ever negative.
+	Running int
+	// Completed counts the accepted tasks that finished, whether they
+	// returned, panicked or called runtime.Goexit.
+	Completed uint64
+	// Rejected counts submissions refused with ErrQueueFull (TryGo, TryDo
+	// on a full queue). Submissions refused because the pool is closed are
+	// not counted.
+	Rejected uint64
+	// Panics counts the accepted tasks that panicked, whether the panic
+	// went to the panic handler (Go) or back to the caller (Do, DoContext,
+	// TryDo, Run).
+	Panics uint64
+	// QueueWait is the distribution of the time the sampled tasks waited
+	// between acceptance and start; RunTime of the time they ran. One task
+	// in WithLatencySampling's interval is sampled, so the histograms'
+	// Count is about Completed divided by that interval (exactly Completed
+	// with WithLatencySampling(1)).
+	QueueWait, RunTime Histogram
 }
 
 // workerStats are one worker's counters. All but wakes are written by the
@@ -62,7 +96,7 @@ func (s *workerStats) bump(p *uint64) { atomics.StoreRelease64(p, *p+1) }
 // goroutine, including after Close; the snapshot is not atomic across
 // counters.
 func (p *Pool) Stats() Stats {
-	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Injected: p.inj.accepted(), Placement: p.placementStats()}
+	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Placement: p.placementStats()}
 	for _, w := range p.workers {
 		s := &w.stats
 		st.Executed += atomics.LoadAcquire64(&s.executed)
@@ -72,8 +106,36 @@ func (p *Pool) Stats() Stats {
 		st.Sleeps += atomics.LoadAcquire64(&s.sleeps)
 		st.JoinSleeps += atomics.LoadAcquire64(&s.joinSleeps)
 		st.Wakes += s.wakes.Load()
+		w.metrics.addTo(&st)
 	}
+	p.queueStats(&st)
 	return st
+}
+
+// queueStats fills the queue counters of st from three monotonic
+// positions, read in this order: the tasks finished (completed, summed over
+// the workers), the injector's head (tasks taken by a worker) and its tail
+// (tasks accepted). A task is accepted before it is taken and taken before it
+// finishes, and each number only grows, so a later read is never below an
+// earlier one: head >= completed and tail >= head hold across the three
+// reads, Running and Queued are never negative, and Injected = Queued +
+// Running + Completed exactly. A reader delayed between two reads can
+// overstate Running (tasks taken after completed was read) or Queued, never
+// understate them.
+func (p *Pool) queueStats(st *Stats) {
+	done := p.completed()
+	taken := p.inj.head.Load()
+	accepted := p.inj.accepted()
+	st.Completed, st.Injected = done, accepted
+	// The guards are belt and braces: by the order above neither
+	// difference can be negative.
+	if taken > done {
+		st.Running = int(taken - done)
+	}
+	if accepted > taken {
+		st.Queued = int(accepted - taken)
+	}
+	st.Rejected = p.rejected.Load()
 }
 
 // countingParker wraps a worker's parker to count sleeps and wakes. Park is
