@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,7 +89,7 @@ func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task fun
 // it must reach is a submission refused because the pool had closed (with
 // others of the same round accepted).
 func TestServerSubmitRacesShutdown(t *testing.T) {
-	rounds, submitters, each := 4, 8, 200
+	rounds, submitters, each := 3, 8, 150
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 35
 	}
@@ -238,4 +239,133 @@ func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
 		}
 	}
 	return n
+}
+
+// TestServerRoomWaitersStress keeps a queue of one or two slots full with
+// many submitters waiting for room (Go, GoContext, DoContext), while a
+// canceller goroutine cancels a third of their contexts at random moments,
+// some of them while their submitter waits, some just as room is handed to
+// it. A waiter that is cancelled after it was chosen for the room must pass
+// the room on: a lost hand-off leaves the others waiting forever (the
+// watchdog fails the test). Invariant, per task: accepted ran exactly once,
+// refused for its context never ran, given up by DoContext ran at most once;
+// ran + refused == submitted. The rare path it must reach: a GoContext
+// cancelled after it began to wait for room (it had watched its context).
+func TestServerRoomWaitersStress(t *testing.T) {
+	rounds, submitters, each := 1, 8, 120
+	if testing.Short() {
+		rounds, submitters, each = 1, 4, 40
+	}
+	var ctxRefusals, waitCancelled, abandoned atomic.Int64
+	for _, k := range serverParkings() {
+		for _, workers := range testWorkerCounts {
+			for _, capacity := range []int{1, 2} {
+				t.Run(fmt.Sprintf("parking=%v/workers=%d/capacity=%d", k, workers, capacity), func(t *testing.T) {
+					for r := 0; r < rounds; r++ {
+						withPool(t, []Option{WithParking(k), WithWorkers(workers), WithCapacity(capacity)}, func(p *Pool) {
+							waitersRound(t, p, submitters, each, &ctxRefusals, &waitCancelled, &abandoned)
+						})
+					}
+				})
+			}
+		}
+	}
+	t.Logf("refused for their context: %d, of which GoContext cancelled while waiting for room: %d; given up by DoContext: %d",
+		ctxRefusals.Load(), waitCancelled.Load(), abandoned.Load())
+	if waitCancelled.Load() == 0 {
+		if testing.Short() {
+			t.Log("no GoContext was cancelled while it waited for room (-short)")
+		} else {
+			t.Error("no GoContext was cancelled while it waited for room: the rare path did not run")
+		}
+	}
+}
+
+func waitersRound(t *testing.T, p *Pool, submitters, each int, ctxRefusals, waitCancelled, abandoned *atomic.Int64) {
+	total := submitters * each
+	runs := make([]atomic.Int32, total)
+	outcomes := make([]atomic.Int32, total)
+	var ran atomic.Int64
+	cancels := make(chan context.CancelFunc, total)
+	cancellerDone := make(chan struct{})
+	go func() {
+		defer close(cancellerDone)
+		for c := range cancels {
+			runtime.Gosched() // let the submitter get into its wait
+			c()
+		}
+	}()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	paths := []string{"Go", "GoContext", "DoContext"}
+	for s := 0; s < submitters; s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for i := 0; i < each; i++ {
+				id := s*each + i
+				ctx, cancel := context.WithCancel(context.Background())
+				if i%3 == 0 {
+					cancels <- cancel
+				}
+				task := func(w *Worker) {
+					fibArgs(w, 3)
+					runs[id].Add(1)
+					ran.Add(1)
+				}
+				path := paths[(s+i)%len(paths)]
+				wctx := watch(ctx)
+				o := submitOne(t, p, wctx, path, task)
+				outcomes[id].Store(o)
+				cancel()
+				if path == "GoContext" && o == outCtx {
+					select {
+					case <-wctx.watched: // it got as far as waiting for room
+						waitCancelled.Add(1)
+					default:
+					}
+				}
+			}
+		}()
+	}
+	close(start)
+	within(t, "submitters waiting for room", wg.Wait)
+	close(cancels)
+	within(t, "canceller", func() { <-cancellerDone })
+	within(t, "Shutdown", func() {
+		if err := p.Shutdown(context.Background()); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+	})
+	var accepted, refused, abandonedHere int64
+	for id := 0; id < total; id++ {
+		r, o := runs[id].Load(), outcomes[id].Load()
+		switch {
+		case r > 1:
+			t.Fatalf("task %d ran %d times", id, r)
+		case o == outAccepted:
+			accepted++
+			if r != 1 {
+				t.Errorf("task %d was accepted and ran %d times", id, r)
+			}
+		case o == outCtx:
+			refused++
+			if r != 0 {
+				t.Errorf("task %d was refused for its context and ran", id)
+			}
+		case o == outAbandoned:
+			abandonedHere++
+			if r == 0 {
+				refused++ // withdrawn before it started
+			}
+		default:
+			t.Errorf("task %d: outcome %d (nothing closes the pool and TryGo is not used)", id, o)
+		}
+	}
+	ctxRefusals.Add(refused)
+	abandoned.Add(abandonedHere)
+	if got := ran.Load(); got+refused != int64(total) {
+		t.Errorf("ran %d + refused %d != submitted %d (accepted %d)", got, refused, total, accepted)
+	}
 }

@@ -267,7 +267,8 @@ func checkRefusesClosed(t *testing.T, p *Pool) {
 // TryDo refuse with ErrQueueFull, that refused tasks never run, and that a
 // closed pool refuses with ErrClosed, also while its queue is full.
 func TestTryGoQueueFull(t *testing.T) {
-	for _, capacity := range []int{1, 5} {
+	// 300 spans two blocks of the injector.
+	for _, capacity := range []int{1, 5, 300} {
 		t.Run(fmt.Sprintf("capacity=%d", capacity), func(t *testing.T) {
 			eachServer(t, testWorkerCounts, []Option{WithCapacity(capacity)}, func(t *testing.T, p *Pool, workers int) {
 				g := newGate()
