@@ -939,6 +939,28 @@ func TestShutdownIdle(t *testing.T) {
 	})
 }
 
+// TestShutdownIdleEndedContext checks Shutdown with an ended context on a
+// pool that has nothing left to run: there is nothing to report, so it
+// returns nil (as http.Server.Shutdown does with no open connections), never
+// a *ShutdownError saying 0 tasks were queued and 0 running.
+func TestShutdownIdleEndedContext(t *testing.T) {
+	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
+		if v := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); v != 55 {
+			t.Fatalf("Do = %d", v)
+		}
+		// Do returns as soon as the result is in; the worker counts the
+		// task finished just after.
+		eventually(t, "the Do task counted finished", func() bool { return p.completed() == 1 })
+		err := shutdownW(t, p, cancelled())
+		var se *ShutdownError
+		if errors.As(err, &se) && se.Queued == 0 && se.Running == 0 {
+			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil: nothing was left", err)
+		} else if err != nil {
+			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil", err)
+		}
+	})
+}
+
 // TestShutdownDrains checks that Shutdown stops accepting at once, then
 // returns only after every accepted task ran.
 func TestShutdownDrains(t *testing.T) {
