@@ -129,4 +129,3 @@ func TestSpawnSlotsConcurrent(t *testing.T) {
 		t.Errorf("%d free slots, %d created", len(free), n)
 	}
 }
-

@@ -91,9 +91,13 @@ func WithName(name string) Option {
 // GoContext, Run, Do, DoContext, TryDo) that have not started yet: at most n
 // wait. With a full queue TryGo and TryDo refuse with ErrQueueFull, GoContext
 // and DoContext wait for room until their context ends, and Go, Run and Do
-// wait for room. A submission made from a task of the pool itself is never
-// refused or blocked for room (it would wait for itself): it is let in over
-// the bound. n = 0, the default, means unbounded; n < 0 is an error.
+// wait for room. A waiting submission made from a task of the pool itself
+// does not wait (it could be waiting for itself): it is let in over the
+// bound. TryGo and TryDo refuse whoever calls them: telling a task of the
+// pool from another goroutine costs microseconds, too much for the refusal
+// path of an overloaded server; a task that must not lose its follow-up
+// work submits it with Go. n = 0, the default, means unbounded; n < 0 is
+// an error.
 func WithCapacity(n int) Option {
 	return func(c *config) {
 		if n < 0 {

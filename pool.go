@@ -24,6 +24,10 @@ type Pool struct {
 	// hasInjectedJobs is the injector's emptiness check as a func value,
 	// made once (a method value made per call would allocate).
 	hasInjectedJobs func() bool
+	// queueWasEmpty answers sleep.NewInjectedJobsLazy after a submit: at
+	// most the task just published is queued. Made once, like
+	// hasInjectedJobs.
+	queueWasEmpty func() bool
 
 	inj    injector
 	spawns spawnSlots
@@ -107,6 +111,7 @@ func New(opts ...Option) (*Pool, error) {
 	p.epoch = time.Now()
 	p.sampleMask = sampleMask(c.sampleEvery)
 	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }
+	p.queueWasEmpty = func() bool { return p.inj.len() <= 1 }
 	parkers := make([]sleep.Parker, n)
 	p.workers = make([]*Worker, n)
 	seed := uint64(time.Now().UnixNano()) ^ poolSeq.Add(1)<<32
@@ -204,9 +209,10 @@ func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
 	if pos&p.sampleMask == 0 {
 		enq = p.now()
 	}
-	wasEmpty := pos == p.inj.head.Load()
 	p.inj.publish(pos, b, t, enq)
-	p.sleep.NewInjectedJobs(1, wasEmpty)
+	// Whether the queue was empty is asked only if a worker sleeps: it
+	// loads head, a line the consumers write on every pop.
+	p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)
 	return nil
 }
 

@@ -193,6 +193,21 @@ func (w *Worker) waitUntil(l *sleep.CoreLatch, kind waitKind) {
 		if wk, ok := w.findWork(); ok {
 			s.WorkFound()
 			w.execute(wk)
+			// Run whatever else is there before counting this worker
+			// idle again. rayon-core re-enters the inactive count after
+			// every job; under a stream of submitted tasks that is two
+			// writes per task to the counters word every poster reads.
+			// A worker between two found jobs is busy in all but name:
+			// not counting it idle can only make a poster wake a
+			// sleeper it did not need (awake-but-idle is understated),
+			// never miss one, and the sleepy/sleeping steps are
+			// untouched.
+			for !l.Probe() {
+				if wk, ok = w.findWork(); !ok {
+					break
+				}
+				w.execute(wk)
+			}
 			idle = s.StartLooking(w.index)
 			continue
 		}

@@ -44,6 +44,8 @@
 //	P4. If nobody sleeps, return: no lock, no syscall. Otherwise wake as
 //	    many sleepers as the awake-but-idle workers (inactive - sleeping)
 //	    cannot absorb, or one per job if the queue already held work.
+//	    NewInjectedJobsLazy asks whether the queue held work only here,
+//	    when someone sleeps: finding out costs the poster a cache miss.
 //
 // # Falling asleep (IdleState, NoWorkFound)
 //
@@ -66,7 +68,12 @@
 //
 // A worker that finds work calls WorkFound: inactive -= 1, and if others
 // sleep it wakes up to two of them, in case the job it found was the first
-// of many (Rayon's heuristic).
+// of many (Rayon's heuristic). Unlike Rayon's loop, the pool's worker then
+// keeps running the jobs it finds and calls StartLooking again only after a
+// search fails: a worker between two jobs is not counted idle. That spares
+// the counters word two writes per job under a stream of submitted tasks,
+// and can only understate the awake-but-idle count, so P4 may wake a
+// sleeper it did not need, never fewer.
 //
 // # Waking (wakeSpecificThread)
 //

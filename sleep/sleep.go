@@ -262,7 +262,7 @@ func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
 // queueWasEmpty says whether the deque was empty before. Needs no fence: an
 // internal job missed by a worker going to sleep is still run by its poster.
 func (s *Sleep) NewInternalJobs(n int, queueWasEmpty bool) {
-	s.newJobs(n, queueWasEmpty)
+	s.newJobs(n, queueWasEmpty, nil)
 }
 
 // NewInjectedJobs is called after n jobs were pushed onto the injector from
@@ -272,11 +272,22 @@ func (s *Sleep) NewInjectedJobs(n int, queueWasEmpty bool) {
 	// Pairs with fence F2 in sleep, between the sleeping increment and the
 	// final injector check.
 	atomics.SeqCstFence()
-	s.newJobs(n, queueWasEmpty)
+	s.newJobs(n, queueWasEmpty, nil)
 }
 
-// newJobs is steps P3-P4 of posting work (doc.go).
-func (s *Sleep) newJobs(n int, queueWasEmpty bool) {
+// NewInjectedJobsLazy is NewInjectedJobs for a poster that finds out whether
+// the queue was empty only at a cost (a load of the consumers' cache line):
+// queueWasEmpty is called only when some worker sleeps, the one case where
+// the answer matters. It must not block.
+func (s *Sleep) NewInjectedJobsLazy(n int, queueWasEmpty func() bool) {
+	// P2: fence F1, as in NewInjectedJobs.
+	atomics.SeqCstFence()
+	s.newJobs(n, false, queueWasEmpty)
+}
+
+// newJobs is steps P3-P4 of posting work (doc.go). If lazy is not nil it
+// replaces queueWasEmpty.
+func (s *Sleep) newJobs(n int, queueWasEmpty bool, lazy func() bool) {
 	if n <= 0 {
 		return
 	}
@@ -286,6 +297,9 @@ func (s *Sleep) newJobs(n int, queueWasEmpty bool) {
 	sleepers := c.sleepingThreads()
 	if sleepers == 0 {
 		return // nobody to wake: no lock, no syscall
+	}
+	if lazy != nil {
+		queueWasEmpty = lazy()
 	}
 	// P4: wake only as many sleepers as the awake-but-idle workers cannot
 	// absorb. If the queue already held work, those idle workers evidently

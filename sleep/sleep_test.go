@@ -98,6 +98,29 @@ func TestWakeDecisions(t *testing.T) {
 	}
 }
 
+// TestNewInjectedJobsLazy: the lazy form asks whether the queue was empty
+// only when someone sleeps, and then decides as NewInjectedJobs does.
+func TestNewInjectedJobsLazy(t *testing.T) {
+	asked := 0
+	empty := func(v bool) func() bool { return func() bool { asked++; return v } }
+	s, cps := newTestSleep(t, 4, 0, 2)
+	s.NewInjectedJobsLazy(1, empty(true))
+	if asked != 0 || totalUnparks(cps) != 0 {
+		t.Fatalf("nobody asleep: asked %d times, woke %d", asked, totalUnparks(cps))
+	}
+	for _, tc := range []struct {
+		wasEmpty bool
+		want     int
+	}{{true, 0}, {false, 1}} { // one idle worker absorbs a job into an empty queue
+		s, cps := newTestSleep(t, 4, 2, 1)
+		asked = 0
+		s.NewInjectedJobsLazy(1, empty(tc.wasEmpty))
+		if asked != 1 || totalUnparks(cps) != tc.want {
+			t.Fatalf("wasEmpty %v: asked %d times, woke %d, want once and %d", tc.wasEmpty, asked, totalUnparks(cps), tc.want)
+		}
+	}
+}
+
 // TestWorkFoundWakesUpToTwo: a worker that found work wakes min(sleeping, 2)
 // sleepers.
 func TestWorkFoundWakesUpToTwo(t *testing.T) {
