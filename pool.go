@@ -340,7 +340,10 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		select {
-		case <-p.closed: // both ready: the pool did finish
+		case <-p.drained:
+			// Every accepted task finished; only the workers' exit
+			// (microseconds, no task code) is left: wait for it.
+			<-p.closed
 			return nil
 		default:
 		}
