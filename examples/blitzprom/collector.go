@@ -1,0 +1,76 @@
+package blitzprom
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/blitz-go/blitz"
+)
+
+// A Source hands out a pool's counters; *blitz.Pool is one.
+type Source interface {
+	Stats() blitz.Stats
+}
+
+// Collector is a prometheus.Collector for one pool. It is safe for
+// concurrent scrapes: each Collect takes its own snapshot.
+type Collector struct {
+	src Source
+
+	workers, queued, running    *prometheus.Desc
+	completed, rejected, panics *prometheus.Desc
+	queueWait, runTime          *prometheus.Desc
+}
+
+// NewCollector returns a Collector for src whose series carry the label
+// pool=name. Register one per pool; two pools need two names. It panics if
+// src is nil (a programmer error).
+func NewCollector(src Source, name string) *Collector {
+	if src == nil {
+		panic("blitzprom: NewCollector with a nil Source")
+	}
+	labels := prometheus.Labels{"pool": name}
+	desc := func(metric, help string) *prometheus.Desc {
+		return prometheus.NewDesc(prometheus.BuildFQName("blitz", "", metric), help, nil, labels)
+	}
+	return &Collector{
+		src:       src,
+		workers:   desc("workers", "Number of workers of the pool."),
+		queued:    desc("tasks_queued", "Submitted tasks accepted and not started yet."),
+		running:   desc("tasks_running", "Submitted tasks running now."),
+		completed: desc("tasks_completed_total", "Submitted tasks finished, panicked ones included."),
+		rejected:  desc("tasks_rejected_total", "Submissions refused because the queue was full (ErrQueueFull)."),
+		panics:    desc("task_panics_total", "Submitted tasks that panicked."),
+		queueWait: desc("task_queue_wait_seconds", "Time from submission to start, of the sampled submitted tasks."),
+		runTime:   desc("task_run_seconds", "Time from start to end, of the sampled submitted tasks."),
+	}
+}
+
+// Describe sends the descriptors of every metric Collect sends.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.panics, c.queueWait, c.runTime} {
+		ch <- d
+	}
+}
+
+// Collect takes one snapshot of the pool's Stats and sends it as metrics.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	s := snapshotOf(c.src.Stats())
+	gauge := func(d *prometheus.Desc, v int) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(v))
+	}
+	counter := func(d *prometheus.Desc, v uint64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, float64(v))
+	}
+	gauge(c.workers, s.workers)
+	gauge(c.queued, s.queued)
+	gauge(c.running, s.running)
+	counter(c.completed, s.completed)
+	counter(c.rejected, s.rejected)
+	counter(c.panics, s.panics)
+	for _, h := range []struct {
+		d *prometheus.Desc
+		h histogram
+	}{{c.queueWait, s.queueWait}, {c.runTime, s.runTime}} {
+		ch <- prometheus.MustNewConstHistogram(h.d, h.h.count, h.h.sum, h.h.cumulative())
+	}
+}

@@ -1,0 +1,40 @@
+// Package blitzprom exports a blitz Pool's Stats to Prometheus.
+//
+// The library keeps its counters itself (per-worker, fixed buckets, no
+// metrics dependency) and hands out a snapshot, blitz.Stats. This package is
+// the bridge, and short enough to copy: a prometheus.Collector that takes a
+// snapshot on every scrape and turns it into const metrics. Nothing is
+// counted twice and nothing runs between scrapes.
+//
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(blitzprom.NewCollector(pool, "images"))
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// # Metrics
+//
+// Every series carries the constant label pool="NAME".
+//
+//	blitz_workers                        gauge      the pool's worker count
+//	blitz_tasks_queued                   gauge      submitted tasks not started yet (Stats.Queued)
+//	blitz_tasks_running                  gauge      submitted tasks running now (Stats.Running)
+//	blitz_tasks_completed_total          counter    submitted tasks finished, panicked ones included (Stats.Completed)
+//	blitz_tasks_rejected_total           counter    submissions refused with ErrQueueFull (Stats.Rejected)
+//	blitz_task_panics_total              counter    submitted tasks that panicked (Stats.Panics)
+//	blitz_task_queue_wait_seconds        histogram  submission to start (Stats.QueueWait)
+//	blitz_task_run_seconds               histogram  start to end (Stats.RunTime)
+//
+// # Histograms
+//
+// The pool's histograms have fixed bucket bounds and per-bucket counts; a
+// Prometheus histogram wants cumulative counts ("le", less than or equal)
+// in seconds. Collect converts them with prometheus.MustNewConstHistogram:
+// the count of bucket "le=b" is the sum of the pool's buckets up to and
+// including b, and the overflow bucket only shows in the total count
+// (Prometheus's implicit "le=+Inf").
+//
+// The pool times one submitted task in every N (blitz.WithLatencySampling,
+// N = 16 by default), so a histogram's count is the number of timed tasks,
+// not of completed ones: rates and quantiles from it are right, totals are
+// blitz_tasks_completed_total's. Build the pool with
+// blitz.WithLatencySampling(1) to time every task.
+package blitzprom
