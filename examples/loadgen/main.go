@@ -89,7 +89,7 @@ func main() {
 	flag.DurationVar(&f.calibration, "calibration", 2*time.Second, "sweep: length of each closed-loop capacity probe")
 	flag.Float64Var(&f.capRPS, "capacity-rps", 0, "sweep: use this as 100% instead of calibrating")
 	flag.IntVar(&f.workSize, "work", work.DefaultSize, "sweep: bytes hashed per request by the server")
-	flag.IntVar(&f.capacity, "capacity", 64, "sweep: server capacity (in-flight bound of ants and blitz modes)")
+	flag.IntVar(&f.capacity, "capacity", 64, "sweep: server capacity (requests waiting for a worker in the ants and blitz modes)")
 	flag.StringVar(&f.parking, "parking", "portable", "sweep: blitz pool parking backend (auto, futex, portable)")
 	flag.BoolVar(&f.inProcess, "inprocess", false, "sweep: run the server in this process instead of a child")
 	flag.StringVar(&f.csvPath, "csv", "", "sweep: CSV output path")
@@ -232,7 +232,7 @@ func sweep(ctx context.Context, f flags) error {
 			fmt.Fprintf(w, "- work: SHA-256 over %d bytes, %v per request (mean of 200, one goroutine, measured at start)\n",
 				f.workSize, per.Round(time.Microsecond))
 			fmt.Fprintf(w, "- capacity (100%%): %.0f req/s (inline mode, closed loop, best of GOMAXPROCS x1/x2/x4/x8)\n", capacity)
-			fmt.Fprintf(w, "- server capacity bound (ants pool size, blitz in-flight cap): %d; blitz parking: %s; server in a %s\n",
+			fmt.Fprintf(w, "- server bound (ants and blitz alike: GOMAXPROCS workers, at most this many requests waiting, 503 beyond): %d; blitz parking: %s; server in a %s\n",
 				f.capacity, parking, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
 			fmt.Fprintf(w, "- generator: open loop, Poisson arrivals, at most %d requests in flight and %d connections (a request waiting for a connection is late, and that counts), %v warm-up per point\n",
 				f.maxInFlight, f.conns, f.warmup)
@@ -350,5 +350,17 @@ func childServer(f flags) error {
 	io.Copy(io.Discard, os.Stdin) // until the parent closes it
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return s.Shutdown(ctx)
+	err = s.Shutdown(ctx)
+	ok, busy, failed := s.Counts()
+	fmt.Fprintf(os.Stderr, "  server %v: %d ok, %d 503, %d failed; at most %d requests in the executor at once (bound: %s)\n",
+		m, ok, busy, failed, s.PeakInExecutor(), bound(m, f.capacity))
+	return err
+}
+
+// bound describes a mode's in-flight bound, for the child server's line.
+func bound(m server.Mode, capacity int) string {
+	if m == server.Inline {
+		return "none"
+	}
+	return fmt.Sprintf("%d workers + %d queued", runtime.GOMAXPROCS(0), capacity)
 }

@@ -1,11 +1,13 @@
 // Command server is the example HTTP server of Blitz for Go: GET /work does
 // a slice of CPU work (SHA-256 over a generated payload) inline, on an ants
 // pool, or on a blitz pool, so that the load generator (../loadgen) can
-// compare the three. It listens on loopback only and shuts down gracefully
-// on SIGINT or SIGTERM.
+// compare the three. GET /debug/vars shows its counters and its pool's Stats
+// (expvar), GET /metrics the same for Prometheus. It listens on loopback
+// only and shuts down gracefully on SIGINT or SIGTERM.
 //
 //	go run ./server -mode blitz -addr 127.0.0.1:8080 -capacity 64
 //	curl http://127.0.0.1:8080/work
+//	curl http://127.0.0.1:8080/metrics
 package main
 
 import (
@@ -28,8 +30,8 @@ func main() {
 		addr     = flag.String("addr", "127.0.0.1:8080", "listen address (loopback only; port 0 picks a free one)")
 		mode     = flag.String("mode", "blitz", "where the work runs: inline, ants or blitz")
 		size     = flag.Int("work", work.DefaultSize, "bytes hashed per request (sets the CPU cost per request)")
-		capacity = flag.Int("capacity", 64, "requests in flight before 503 (ants pool size; blitz queued+running)")
-		workers  = flag.Int("workers", 0, "blitz pool workers (0: GOMAXPROCS)")
+		capacity = flag.Int("capacity", 64, "requests waiting for a worker before 503 (ants and blitz modes)")
+		workers  = flag.Int("workers", 0, "ants and blitz pool workers (0: GOMAXPROCS)")
 		parking  = flag.String("parking", "portable", "blitz pool parking backend: auto, futex or portable (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 	)
@@ -70,7 +72,7 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 	if err != nil {
 		return err
 	}
-	fmt.Printf("mode %v, capacity %d: listening on http://%s/work\n", m, capacity, s.Addr())
+	fmt.Printf("mode %v, capacity %d: listening on http://%s/work (metrics: /debug/vars, /metrics)\n", m, capacity, s.Addr())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -81,6 +83,7 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 	defer cancel()
 	err = s.Shutdown(sctx)
 	ok, busy, failed := s.Counts()
-	fmt.Printf("served: %d ok, %d rejected (503), %d failed\n", ok, busy, failed)
+	fmt.Printf("served: %d ok, %d rejected (503), %d failed; at most %d requests in the executor at once\n",
+		ok, busy, failed, s.PeakInExecutor())
 	return err
 }

@@ -3,27 +3,40 @@ package server
 import (
 	"context"
 	"errors"
-	"time"
+	"runtime"
 
 	"github.com/panjf2000/ants/v2"
 )
 
-// antsExecutor submits to an ants pool of capacity goroutines in
-// non-blocking mode: when every goroutine is busy, Submit fails with
-// ants.ErrPoolOverload and the request gets 503. There is no queue: the
-// capacity is the number of tasks running at once, all sharing the CPUs.
+// antsExecutor submits to an ants pool with the blitz executor's capacity
+// semantics: workers goroutines run tasks, at most capacity submitters
+// wait for one of them (ants' blocking mode, bounded by
+// WithMaxBlockingTasks), and the next submitter is refused with
+// ants.ErrPoolOverload, which the handler answers with 503.
+//
+// A non-blocking ants pool of capacity goroutines is not the same bound:
+// it lets capacity tasks run at once and share the CPUs, and under
+// overload it never fills, because the handlers queue on ants' pool mutex
+// first (measured; see the package doc).
 type antsExecutor struct {
 	pool *ants.Pool
 }
 
-func newAntsExecutor(capacity int) (*antsExecutor, error) {
-	p, err := ants.NewPool(capacity, ants.WithNonblocking(true))
+func newAntsExecutor(workers, capacity int) (*antsExecutor, error) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	p, err := ants.NewPool(workers, ants.WithMaxBlockingTasks(capacity))
 	if err != nil {
 		return nil, err
 	}
 	return &antsExecutor{pool: p}, nil
 }
 
+// Execute submits fn and waits for it. Submit itself may wait for a worker
+// (ants has no context for that wait: a client that goes away while its
+// request is queued still takes its turn); the wait for the result honours
+// ctx.
 func (e *antsExecutor) Execute(ctx context.Context, fn func()) error {
 	done := make(chan struct{})
 	var perr error // written by the task before close(done), read after
@@ -45,11 +58,11 @@ func (e *antsExecutor) Execute(ctx context.Context, fn func()) error {
 	}
 }
 
-// antsReleaseTimeout bounds how long Close waits for ants' goroutines.
-// Handlers have returned by the time Close runs, so only tasks whose client
-// went away can still be running, and they end within one work unit.
-const antsReleaseTimeout = 10 * time.Second
-
-func (e *antsExecutor) Close() error {
-	return e.pool.ReleaseTimeout(antsReleaseTimeout)
+// Shutdown closes the pool, which wakes any submitter still waiting for a
+// worker (it gets ants.ErrPoolClosed), and waits until ctx ends for the
+// running tasks and ants' own goroutines. Handlers have returned by the
+// time the server calls it, so only tasks whose client went away can still
+// be running, and they end within one work unit.
+func (e *antsExecutor) Shutdown(ctx context.Context) error {
+	return e.pool.ReleaseContext(ctx)
 }

@@ -2,77 +2,63 @@ package server
 
 import (
 	"context"
-	"sync/atomic"
+	"errors"
+	"fmt"
 
 	"github.com/blitz-go/blitz"
 )
 
-// blitzExecutor submits to a blitz Pool and waits for the task.
+// blitzExecutor submits to a blitz Pool built with WithCapacity and waits
+// for the task with TryDo: at most capacity tasks wait for a worker, one
+// more runs per worker, and a request that finds the queue full is refused
+// at once (503) instead of joining it.
 type blitzExecutor struct {
 	pool *blitz.Pool
-
-	// STAND-IN for the pool's capacity option (see the package doc).
-	// inFlight counts requests admitted and not yet finished (queued in the
-	// pool or running). Execute increments it to admit and decrements it
-	// on refusal; the task decrements it when it ends. All accesses are
-	// atomic read-modify-writes; the count never exceeds capacity for
-	// longer than one refused Execute's increment-and-undo.
-	inFlight atomic.Int64
-	capacity int64
 }
 
 func newBlitzExecutor(workers, capacity int, parking blitz.Parking) (*blitzExecutor, error) {
-	opts := []blitz.Option{blitz.WithName("server"), blitz.WithParking(parking)}
+	opts := []blitz.Option{
+		blitz.WithName("server"),
+		blitz.WithParking(parking),
+		blitz.WithCapacity(capacity),
+	}
 	if workers > 0 {
 		opts = append(opts, blitz.WithWorkers(workers))
 	}
-	// When the pool has a capacity option, pass it here:
-	//   opts = append(opts, blitz.WithCapacity(capacity))
 	p, err := blitz.New(opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &blitzExecutor{pool: p, capacity: int64(capacity)}, nil
+	return &blitzExecutor{pool: p}, nil
 }
 
-// Execute is the one function to change when the pool gains its bounded
-// API. Then it becomes, in full:
-//
-//	err := e.pool.TryGoWait(ctx, func(*blitz.Worker) { fn() }) // or the final name
-//	if errors.Is(err, blitz.ErrQueueFull) {
-//		return ErrBusy
-//	}
-//	return err // a *blitz.PanicError when fn panicked: map it to ErrWorkPanicked
-//
-// and the inFlight/capacity fields go away. Until then the counter below
-// admits at most capacity requests, and Pool.Go plus a per-request channel
-// does submit-and-wait (BenchmarkSubmitAndWait compares it with blitz.Do:
-// Go+channel is used because it returns ErrClosed instead of panicking and
-// lets the handler stop waiting when the client goes away).
+// Execute runs fn on the pool and waits for it. The pool does what the
+// other executors do by hand: TryDo refuses with ErrQueueFull when the
+// queue is full, returns a *blitz.PanicError (errors.Is ErrPanic, with the
+// value and the stack) when fn panics, and returns at once with ctx's error
+// when the client goes away (a queued task is withdrawn and never runs; a
+// running one finishes and its result is dropped).
 func (e *blitzExecutor) Execute(ctx context.Context, fn func()) error {
-	// --- stand-in admission control: begin ---
-	if e.inFlight.Add(1) > e.capacity {
-		e.inFlight.Add(-1)
-		return ErrBusy
-	}
-	// --- stand-in admission control: end ---
-	done := make(chan struct{})
-	var perr error // written by the task before close(done), read after
-	err := e.pool.Go(func(*blitz.Worker) {
-		defer close(done)
-		defer e.inFlight.Add(-1) // stand-in: the slot is free before the handler answers
-		perr = runGuarded(fn)
+	_, err := blitz.TryDo(ctx, e.pool, func(*blitz.Worker) struct{} {
+		fn()
+		return struct{}{}
 	})
-	if err != nil {
-		e.inFlight.Add(-1) // stand-in
-		return err
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, blitz.ErrQueueFull):
+		return ErrBusy
+	case errors.Is(err, blitz.ErrPanic):
+		return fmt.Errorf("%w: %w", ErrWorkPanicked, err)
 	}
-	select {
-	case <-done:
-		return perr
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return err // ctx's error, blitz.ErrClosed or blitz.ErrGoexit
 }
 
-func (e *blitzExecutor) Close() error { return e.pool.Close() }
+// Shutdown stops the pool taking work and waits for what it accepted; if ctx
+// ends first the *blitz.ShutdownError says how much was left, and the pool
+// goes on draining by itself.
+func (e *blitzExecutor) Shutdown(ctx context.Context) error { return e.pool.Shutdown(ctx) }
+
+// Stats returns the pool's counters (the server publishes them through
+// expvar and Prometheus).
+func (e *blitzExecutor) Stats() blitz.Stats { return e.pool.Stats() }

@@ -6,30 +6,50 @@
 //     servers do. Nothing bounds it: under overload every request is
 //     admitted, the Go scheduler shares the CPUs among all of them, and every
 //     request gets slower together (processor sharing).
-//   - ants: the work is submitted to an ants pool of Capacity goroutines in
-//     non-blocking mode; a request that finds every goroutine busy gets 503.
-//     Admitted requests still share the CPUs among up to Capacity running
-//     tasks.
-//   - blitz: the work is submitted to a blitz Pool (one worker per CPU by
-//     default) and the handler waits for it. At most Capacity requests are
-//     in flight (queued in the pool's FIFO injector or running); the next
-//     gets 503. Admitted requests run to completion one per worker, in
-//     arrival order, so a request's latency is its queue wait plus its own
-//     work, and the queue wait is bounded by Capacity.
+//   - ants: the work is submitted to an ants pool of Workers goroutines
+//     (GOMAXPROCS by default) in blocking mode with WithMaxBlockingTasks
+//     (Capacity): at most Capacity handlers wait in Submit for a free
+//     goroutine, and the next one is refused (503).
+//   - blitz: the work is submitted to a blitz Pool of Workers workers built
+//     with WithCapacity(Capacity), with blitz.TryDo: at most Capacity tasks
+//     wait in the pool's FIFO queue, and the next submission is refused
+//     with ErrQueueFull (503). A task whose client goes away while it is
+//     queued is withdrawn; a panic comes back as a *blitz.PanicError (500).
 //
-// # Admission in blitz mode (a stand-in)
+// The two pools are bounded the same way — Workers running, Capacity
+// waiting, refusal beyond — so the comparison is between the pools, not
+// between two bounds. A request's latency in them is its queue wait plus
+// its own work, and the queue wait is bounded by Capacity.
 //
-// The pool does not yet have a bounded injection queue: its API has Go, Run
-// and Do, which never refuse work while the pool is open. Until it has one
-// (a capacity option, TryGo returning ErrQueueFull, a context-aware
-// submit-and-wait), the blitz executor bounds admission itself with an
-// atomic in-flight counter capped at Capacity. Everything that will change
-// when the pool's own API lands is in one function, blitzExecutor.Execute
-// (blitz.go), and in the pool's construction in newBlitzExecutor.
+// # Why ants is not a non-blocking pool of Capacity goroutines
+//
+// That was the first configuration, and under overload it refused almost
+// nothing (0% at 120% load in the first preliminary sweep) while its
+// latency grew as inline's. Its bound is on tasks running at once, and they
+// never pile up there: instrumented at 120% load, at most 12 to 22 of its
+// 64 goroutines ever held a task, while up to 505 handlers (all but a few
+// of the generator's 512 connections) were inside ants' Submit at once.
+// Submit takes one pool-wide mutex, which each goroutine also takes to put
+// itself back on the idle list after a task; under overload the handlers
+// queue on that mutex, before any capacity check, so the backlog is
+// unbounded whatever the pool size. With the blocking configuration above
+// the same mutex comes first too, but the refusal (WithMaxBlockingTasks)
+// then has the blitz semantics: the comparison is of like with like.
+// The server's PeakInExecutor, printed by the sweep's child servers, shows
+// how many requests were inside the executor at once.
+//
+// # Metrics
+//
+// Every server publishes its response counts in the expvar map "server"
+// and, in blitz mode, the pool's Stats (Pool.Expvar) in the map "blitz",
+// both under Config.Name, and serves them at /debug/vars. /metrics serves
+// the same for Prometheus: response counters in every mode and the pool's
+// series of package blitzprom in blitz mode.
 //
 // # Shutdown
 //
 // Server.Shutdown stops the listener and waits for in-flight handlers
-// (http.Server.Shutdown), which wait for their tasks, and then closes the
-// executor, which drains what is left and leaves no goroutine behind.
+// (http.Server.Shutdown), which wait for their tasks, and then shuts the
+// executor down (Pool.Shutdown, ants' ReleaseContext), which drains what is
+// left and leaves no goroutine behind.
 package server

@@ -38,13 +38,14 @@ type executor interface {
 	// returns ctx's error when ctx ends first, in which case fn may still
 	// run later and its result must be ignored.
 	Execute(ctx context.Context, fn func()) error
-	// Close waits for every accepted fn to finish and releases the
-	// executor's goroutines.
-	Close() error
+	// Shutdown refuses new work, waits for every accepted fn to finish
+	// and releases the executor's goroutines; if ctx ends first it returns
+	// an error and the accepted work still finishes, in the background.
+	Shutdown(ctx context.Context) error
 }
 
 // inlineExecutor runs fn in the calling (handler) goroutine.
 type inlineExecutor struct{}
 
 func (inlineExecutor) Execute(_ context.Context, fn func()) error { return runGuarded(fn) }
-func (inlineExecutor) Close() error                               { return nil }
+func (inlineExecutor) Shutdown(context.Context) error             { return nil }

@@ -5,14 +5,20 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"expvar"
 	"fmt"
 	"log"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/examples/blitzprom"
 )
 
 // WorkFunc is the per-request work: it must be safe for concurrent use and
@@ -28,23 +34,34 @@ type Config struct {
 	// ("127.0.0.1:0", "[::1]:8080", "localhost:0"). Empty means
 	// "127.0.0.1:0" (any free port).
 	Addr string
-	// Workers is the blitz pool's worker count; 0 means GOMAXPROCS.
-	// Ignored by the other modes.
+	// Workers is the worker count of the ants and blitz pools; 0 means
+	// GOMAXPROCS. Ignored inline.
 	Workers int
 	// Parking is the blitz pool's parking backend. The zero value is
 	// blitz.ParkingAuto (futex with locked worker threads on Linux), but
-	// handlers are plain goroutines that block on a channel until their
-	// task is done, and waking a plain goroutine from a locked thread costs
-	// tens of microseconds per request (golang/go#21827; see
-	// BenchmarkSubmitAndWait): servers want blitz.ParkingPortable, which
-	// the command-line tools default to.
+	// handlers are plain goroutines that block in TryDo until their task
+	// is done, and a locked worker thread that wakes a plain goroutine
+	// pays for the thread hand-off (golang/go#21827). Measured with the
+	// pool's bounded API (BenchmarkSubmitAndWait, api=trydo, 2-vCPU VM,
+	// 10 interleaved runs, medians): futex 5.7 µs per request at
+	// GOMAXPROCS=1 and 6.7 µs at 2, portable 0.70 and 1.37 µs, 5-8x less
+	// (down from 50x before the pool handed its P over when parking).
+	// Servers therefore want blitz.ParkingPortable, which the
+	// command-line tools default to.
 	Parking blitz.Parking
-	// Capacity bounds the requests in flight in the ants mode (the ants
-	// pool size) and the blitz mode (queued plus running). It must be at
+	// Capacity bounds the requests waiting for a worker in the ants and
+	// blitz modes, the same way in both: at most Workers requests run and
+	// Capacity more wait; the next one gets 503 at once. It must be at
 	// least 1 in those modes and is ignored inline.
 	Capacity int
 	// Work is the per-request work. Required.
 	Work WorkFunc
+	// Name names the server's metrics: its entry in the expvar maps
+	// "server" (request counts, every mode) and "blitz" (the pool's Stats,
+	// blitz mode), served at /debug/vars, and the pool label of its
+	// Prometheus series at /metrics. Empty means "server". Two servers
+	// running at once in one process need different names.
+	Name string
 }
 
 // A Server serves /work on a loopback address until Shutdown.
@@ -60,7 +77,35 @@ type Server struct {
 	// panicked is part of failed.
 	ok, busy, failed, panicked atomic.Uint64
 
+	// inExec counts requests inside exec.Execute now (handlers add 1 on
+	// entry and -1 on return); peakExec is the largest value inExec has
+	// had, raised by the handler that reached it with a CAS loop and read
+	// by PeakInExecutor. Both atomic; only their final values matter.
+	inExec, peakExec atomic.Int64
+
 	serveErr chan error // receives http.Server.Serve's result once
+}
+
+// The expvar maps every server publishes into, by Config.Name. Start claims
+// a name under namesMu and Shutdown frees it: expvar names are global to the
+// process, and expvar.Publish panics on a duplicate.
+var (
+	serverVars = expvar.NewMap("server")
+	poolVars   = expvar.NewMap("blitz")
+	namesMu    sync.Mutex
+	names      = map[string]bool{}
+)
+
+// counts is a server's expvar entry.
+type counts struct {
+	Mode                     string
+	OK, Busy, Failed, Panics uint64
+	PeakInExecutor           int64
+}
+
+// stater is an executor with pool counters (the blitz executor).
+type stater interface {
+	Stats() blitz.Stats
 }
 
 // Start validates cfg, listens on cfg.Addr and serves in a new goroutine.
@@ -74,6 +119,9 @@ func Start(cfg Config) (*Server, error) {
 	if err := CheckLoopback(cfg.Addr); err != nil {
 		return nil, err
 	}
+	if cfg.Name == "" {
+		cfg.Name = "server"
+	}
 	var exec executor
 	switch cfg.Mode {
 	case Inline:
@@ -85,29 +133,98 @@ func Start(cfg Config) (*Server, error) {
 		if cfg.Workers < 0 {
 			return nil, fmt.Errorf("server: Workers must be >= 0, got %d", cfg.Workers)
 		}
-		var err error
-		if cfg.Mode == Ants {
-			exec, err = newAntsExecutor(cfg.Capacity)
-		} else {
-			exec, err = newBlitzExecutor(cfg.Workers, cfg.Capacity, cfg.Parking)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("server: mode %v: %w", cfg.Mode, err)
-		}
 	default:
 		return nil, fmt.Errorf("server: unknown mode %v", cfg.Mode)
 	}
+	if !claimName(cfg.Name) {
+		return nil, fmt.Errorf("server: the metrics name %q is in use by another running server (set Config.Name)", cfg.Name)
+	}
+	var err error
+	switch cfg.Mode {
+	case Ants:
+		exec, err = newAntsExecutor(cfg.Workers, cfg.Capacity)
+	case Blitz:
+		exec, err = newBlitzExecutor(cfg.Workers, cfg.Capacity, cfg.Parking)
+	}
+	if err != nil {
+		releaseName(cfg.Name)
+		return nil, fmt.Errorf("server: mode %v: %w", cfg.Mode, err)
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		exec.Close()
+		exec.Shutdown(context.Background())
+		releaseName(cfg.Name)
 		return nil, err
 	}
 	s := &Server{cfg: cfg, ln: ln, exec: exec, serveErr: make(chan error, 1)}
+	s.publish()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/work", s.handleWork)
+	mux.Handle("/debug/vars", expvar.Handler())
+	mux.Handle("/metrics", promhttp.HandlerFor(s.registry(), promhttp.HandlerOpts{}))
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { s.serveErr <- s.http.Serve(ln) }()
 	return s, nil
+}
+
+func claimName(name string) bool {
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	if names[name] {
+		return false
+	}
+	names[name] = true
+	return true
+}
+
+// releaseName frees a name and removes its expvar entries.
+func releaseName(name string) {
+	namesMu.Lock()
+	defer namesMu.Unlock()
+	serverVars.Delete(name)
+	poolVars.Delete(name)
+	delete(names, name)
+}
+
+// publish puts the server's counts, and its pool's Stats in blitz mode,
+// into the expvar maps under its name.
+func (s *Server) publish() {
+	serverVars.Set(s.cfg.Name, expvar.Func(func() any {
+		ok, busy, failed := s.Counts()
+		return counts{Mode: s.cfg.Mode.String(), OK: ok, Busy: busy, Failed: failed, Panics: s.Panics(), PeakInExecutor: s.PeakInExecutor()}
+	}))
+	if e, ok := s.exec.(*blitzExecutor); ok {
+		poolVars.Set(s.cfg.Name, e.pool.Expvar())
+	}
+}
+
+// registry returns the Prometheus registry that /metrics serves: the
+// server's response counts in every mode and, in blitz mode, the pool's
+// Stats (package blitzprom). One registry per server, so that servers in one
+// process (the tests) do not collide in the global one.
+func (s *Server) registry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	labels := prometheus.Labels{"server": s.cfg.Name, "mode": s.cfg.Mode.String()}
+	for _, c := range []struct {
+		code string
+		n    *atomic.Uint64
+	}{{"200", &s.ok}, {"503", &s.busy}, {"error", &s.failed}} {
+		l := prometheus.Labels{"code": c.code}
+		for k, v := range labels {
+			l[k] = v
+		}
+		n := c.n
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "server_responses_total", Help: "Responses of /work by outcome (error: every failure but 503 for capacity).", ConstLabels: l,
+		}, func() float64 { return float64(n.Load()) }))
+	}
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "server_peak_in_executor", Help: "The most /work requests inside the executor at once since start.", ConstLabels: labels,
+	}, func() float64 { return float64(s.PeakInExecutor()) }))
+	if e, ok := s.exec.(stater); ok {
+		reg.MustRegister(blitzprom.NewCollector(e, s.cfg.Name))
+	}
+	return reg
 }
 
 // CheckLoopback returns an error unless addr's host is a loopback IP
@@ -144,28 +261,40 @@ func (s *Server) Counts() (ok, busy, failed uint64) {
 	return s.ok.Load(), s.busy.Load(), s.failed.Load()
 }
 
+// PeakInExecutor returns the most requests that were inside the executor
+// (submitted, waiting or running, not yet answered) at once. In the bounded
+// modes it says whether the bound was ever reached: if the peak stays below
+// Workers+Capacity, the backlog of an overload built up somewhere else
+// (runnable handler goroutines, sockets, the client's connection pool).
+func (s *Server) PeakInExecutor() int64 { return s.peakExec.Load() }
+
 // Shutdown stops accepting connections, waits for in-flight requests
-// (until ctx ends; then it closes the remaining connections), closes the
-// executor — which waits for every accepted task — and returns when the
-// serving goroutine has exited. The first error wins.
+// (until ctx ends; then it closes the remaining connections), shuts the
+// executor down — which waits for every accepted task, until ctx ends —
+// and returns when the serving goroutine has exited. The first error wins.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
 	if err != nil {
 		s.http.Close()
 	}
-	if cerr := s.exec.Close(); err == nil {
+	if cerr := s.exec.Shutdown(ctx); err == nil {
 		err = cerr
 	}
 	if serr := <-s.serveErr; err == nil && !errors.Is(serr, http.ErrServerClosed) {
 		err = serr
 	}
+	releaseName(s.cfg.Name)
 	return err
 }
 
 func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
 	seed := s.seq.Add(1)
 	var sum [sha256.Size]byte
+	n := s.inExec.Add(1)
+	for peak := s.peakExec.Load(); n > peak && !s.peakExec.CompareAndSwap(peak, n); peak = s.peakExec.Load() {
+	}
 	err := s.exec.Execute(r.Context(), func() { sum = s.cfg.Work(seed) })
+	s.inExec.Add(-1)
 	switch {
 	case err == nil:
 		s.ok.Add(1)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
+	"expvar"
 	"fmt"
 	"io"
 	"log"
@@ -129,36 +131,71 @@ func TestEveryModeServes200WithTheWorkResult(t *testing.T) {
 	}
 }
 
-// TestBoundedModesReject503AtCapacity fills every slot with work that
-// blocks, checks that the next request is refused with 503 at once, then
-// releases the work and checks that the admitted requests complete and a
-// slot is free again.
+// queuedIn returns how many tasks wait for a worker in a bounded mode's
+// executor: queued in the blitz pool, or blocked in ants' Submit.
+func queuedIn(t *testing.T, s *Server) int {
+	switch e := s.exec.(type) {
+	case *blitzExecutor:
+		return e.pool.Stats().Queued
+	case *antsExecutor:
+		return e.pool.Waiting()
+	}
+	t.Fatalf("mode %v has no queue", s.Mode())
+	return 0
+}
+
+// waitQueued polls until n tasks wait in s's executor. The requests were
+// sent by other goroutines; nothing else tells when they reached the queue.
+// The loop yields and has a watchdog; it is a wait for a state, not a
+// timed sleep.
+func waitQueued(t *testing.T, s *Server, n int) {
+	t.Helper()
+	deadline := time.After(watchdog)
+	for queuedIn(t, s) < n {
+		select {
+		case <-deadline:
+			dumpFail(t, fmt.Sprintf("%d tasks to queue (have %d)", n, queuedIn(t, s)))
+		default:
+			runtime.Gosched()
+		}
+	}
+}
+
+// TestBoundedModesReject503AtCapacity fills every worker with work that
+// blocks and the queue behind them with Capacity more requests, checks that
+// the next request is refused with 503 at once, then releases the work and
+// checks that every admitted request completes and there is room again.
 func TestBoundedModesReject503AtCapacity(t *testing.T) {
 	cases := []struct {
 		mode              Mode
 		workers, capacity int
 		parking           blitz.Parking
 	}{
-		{Ants, 0, 1, 0}, {Ants, 0, 3, 0},
-		{Blitz, 1, 1, blitz.ParkingAuto}, {Blitz, 2, 2, blitz.ParkingAuto},
-		{Blitz, 1, 1, blitz.ParkingPortable}, {Blitz, 2, 2, blitz.ParkingPortable},
+		{Ants, 1, 1, 0}, {Ants, 2, 3, 0},
+		{Blitz, 1, 1, blitz.ParkingAuto}, {Blitz, 2, 3, blitz.ParkingAuto},
+		{Blitz, 1, 1, blitz.ParkingPortable}, {Blitz, 2, 3, blitz.ParkingPortable},
 	}
 	for _, tc := range cases {
-		t.Run(fmt.Sprintf("mode=%v/capacity=%d/parking=%v", tc.mode, tc.capacity, tc.parking), func(t *testing.T) {
+		t.Run(fmt.Sprintf("mode=%v/workers=%d/capacity=%d/parking=%v", tc.mode, tc.workers, tc.capacity, tc.parking), func(t *testing.T) {
 			defer goleak.VerifyNone(t)
 			g := newGate()
 			s := start(t, Config{Mode: tc.mode, Workers: tc.workers, Capacity: tc.capacity, Parking: tc.parking, Work: g.work})
 			c := testClient(t)
-			codes := make(chan int, tc.capacity)
+			admitted := tc.workers + tc.capacity
+			codes := make(chan int, admitted)
+			for i := 0; i < tc.workers; i++ {
+				go func() { code, _ := get(t, c, s); codes <- code }()
+			}
+			g.waitStarted(t, tc.workers) // every worker holds a blocked task
 			for i := 0; i < tc.capacity; i++ {
 				go func() { code, _ := get(t, c, s); codes <- code }()
 			}
-			g.waitStarted(t, tc.capacity) // every slot holds a running task
+			waitQueued(t, s, tc.capacity) // and the queue is full
 			if code, body := get(t, c, s); code != http.StatusServiceUnavailable {
 				t.Errorf("request beyond capacity: status %d (%q), want 503", code, body)
 			}
 			close(g.release)
-			for i := 0; i < tc.capacity; i++ {
+			for i := 0; i < admitted; i++ {
 				select {
 				case code := <-codes:
 					if code != http.StatusOK {
@@ -169,13 +206,16 @@ func TestBoundedModesReject503AtCapacity(t *testing.T) {
 				}
 			}
 			if code, _ := get(t, c, s); code != http.StatusOK {
-				t.Errorf("request after the slots freed: status %d, want 200", code)
+				t.Errorf("request after the queue drained: status %d, want 200", code)
 			}
 			c.Transport.(*http.Transport).CloseIdleConnections()
 			shutdown(t, s)
 			ok, busy, failed := s.Counts()
-			if ok != uint64(tc.capacity)+1 || busy != 1 || failed != 0 {
-				t.Errorf("Counts = %d, %d, %d; want %d, 1, 0", ok, busy, failed, tc.capacity+1)
+			if ok != uint64(admitted)+1 || busy != 1 || failed != 0 {
+				t.Errorf("Counts = %d, %d, %d; want %d, 1, 0", ok, busy, failed, admitted+1)
+			}
+			if peak := s.PeakInExecutor(); peak != int64(admitted)+1 {
+				t.Errorf("PeakInExecutor = %d, want %d (every admitted request and the refused one)", peak, admitted+1)
 			}
 		})
 	}
@@ -321,4 +361,88 @@ func TestParseMode(t *testing.T) {
 	if _, err := ParseMode("goroutine"); err == nil {
 		t.Error("ParseMode(goroutine): no error")
 	}
+}
+
+func getPath(t *testing.T, c *http.Client, s *Server, path string) string {
+	t.Helper()
+	resp, err := c.Get("http://" + s.Addr() + path)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d, %v", path, resp.StatusCode, err)
+	}
+	return string(b)
+}
+
+// TestMetricsEndpoints: /debug/vars has the server's counts and, in blitz
+// mode, the pool's Stats under the server's name; /metrics has the same in
+// the Prometheus format. Both show what two requests did.
+func TestMetricsEndpoints(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	s := start(t, Config{Mode: Blitz, Workers: 1, Capacity: 4, Parking: blitz.ParkingPortable, Work: digest, Name: "metrics-test"})
+	c := testClient(t)
+	for i := 0; i < 2; i++ {
+		if code, _ := get(t, c, s); code != http.StatusOK {
+			t.Fatalf("GET /work: %d", code)
+		}
+	}
+	var vars struct {
+		Server map[string]counts `json:"server"`
+		Blitz  map[string]struct {
+			Workers  int
+			Injected uint64
+		} `json:"blitz"`
+	}
+	if err := json.Unmarshal([]byte(getPath(t, c, s, "/debug/vars")), &vars); err != nil {
+		t.Fatalf("/debug/vars: %v", err)
+	}
+	if got := vars.Server["metrics-test"]; got.Mode != "blitz" || got.OK != 2 || got.Busy != 0 {
+		t.Errorf("/debug/vars server[metrics-test] = %+v; want mode blitz, 2 ok, 0 busy", got)
+	}
+	if got := vars.Blitz["metrics-test"]; got.Workers != 1 || got.Injected != 2 {
+		t.Errorf("/debug/vars blitz[metrics-test] = %+v; want 1 worker, 2 injected", got)
+	}
+	metrics := getPath(t, c, s, "/metrics")
+	for _, want := range []string{
+		`server_responses_total{code="200",mode="blitz",server="metrics-test"} 2`,
+		`server_responses_total{code="503",mode="blitz",server="metrics-test"} 0`,
+		`blitz_workers{pool="metrics-test"} 1`,
+		`blitz_tasks_rejected_total{pool="metrics-test"} 0`,
+		`blitz_task_run_seconds_bucket{pool="metrics-test",le="+Inf"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s; got:\n%s", want, metrics)
+		}
+	}
+	c.Transport.(*http.Transport).CloseIdleConnections()
+	shutdown(t, s)
+	var after struct {
+		Blitz map[string]json.RawMessage `json:"blitz"`
+	}
+	if err := json.Unmarshal([]byte(expvar.Get("blitz").String()), &after); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := after.Blitz["metrics-test"]; ok {
+		t.Error("the pool's expvar entry outlived Shutdown")
+	}
+}
+
+// TestMetricsNameIsClaimedUntilShutdown: a second server with a running
+// server's name is refused with an error (expvar names are global); after
+// Shutdown the name is free again.
+func TestMetricsNameIsClaimedUntilShutdown(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	a := start(t, Config{Mode: Inline, Work: digest, Name: "dup"})
+	if b, err := Start(Config{Mode: Blitz, Capacity: 1, Work: digest, Name: "dup"}); err == nil {
+		b.Shutdown(context.Background())
+		t.Error("a second server named dup started")
+	} else if !strings.Contains(err.Error(), "in use") {
+		t.Errorf("error %q does not say the name is in use", err)
+	}
+	shutdown(t, a)
+	b := start(t, Config{Mode: Blitz, Capacity: 1, Work: digest, Name: "dup"})
+	shutdown(t, b)
 }
