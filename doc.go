@@ -19,7 +19,9 @@
 // New starts a Pool of workers (runtime.GOMAXPROCS(0) by default); Close
 // drains and stops it. Code outside the pool enters it with Pool.Run or Do,
 // which run a function on a worker and block the caller until it returns, or
-// submits fire-and-forget tasks with Pool.Go. Every function the pool runs
+// submits fire-and-forget tasks with Pool.Go; servers bound the queue
+// (WithCapacity) and use TryGo, TryDo, GoContext, DoContext and Shutdown,
+// which report refusals, panics and cancellations as errors. Every function the pool runs
 // receives a *Worker, and fork-join code passes it on (Go has no thread-local
 // storage; Spice passes its *Task the same way):
 //
@@ -67,11 +69,20 @@
 //
 // # Entering the pool
 //
-// Injection is a FIFO ring under a mutex (any number of producers and
-// consumers) with a lock-free length that idle workers and the sleep
-// protocol's final check read. An outside caller of Run or Do injects a job
-// with its own channel and blocks on it without burning CPU; callers share
-// nothing, so any number can wait at once. A worker of another pool uses
+// Submission goes through the injector (injector.go): a lock-free FIFO of
+// blocks of slots indexed by two ever-growing positions, which any number of
+// goroutines fill and the workers drain with one atomic operation each (the
+// first version's mutex cost 88-200 ns per task in lock-line traffic). A
+// capacity (WithCapacity) bounds it exactly: a bounded claim is a CAS that
+// refuses when tail-head reached it. TryGo and TryDo then answer
+// ErrQueueFull; Go, GoContext, Run, Do and DoContext wait for room (one
+// waiter woken per task taken); a waiting submission from a task of the pool
+// itself is let in over the bound instead, since it could be waiting for
+// itself. DoContext can withdraw a job that has not started (one CAS decides
+// between the worker starting it and the caller withdrawing it). An outside
+// caller of Run, Do or DoContext blocks on its job's own channel without
+// burning CPU; callers share nothing, so any number can wait at once. A
+// worker of another pool uses
 // RunFrom or DoFrom instead: its job carries a CoreLatch owned by the waiting
 // worker, which meanwhile runs its own pool's work and sleeps in its own pool;
 // the target pool's worker Sets the latch and, if the waiter was asleep, wakes
@@ -81,13 +92,25 @@
 //
 // # Shutdown
 //
-// Close refuses new root jobs (under the injector's lock), waits until the
-// count of accepted root jobs reaches zero — every job forked from them has
-// finished by then, so all deques are empty and no worker waits on a frame or
-// scope latch — and then Sets every worker's terminate latch, waking those
-// asleep on it; a worker that was only getting sleepy fails its
-// Sleepy->Sleeping transition and sees the Set. Close returns when every
-// worker goroutine has exited.
+// Close (Shutdown without a deadline) closes the injector with one atomic OR
+// on its tail, which refuses every later submission and fixes the number of
+// tasks ever accepted, wakes submitters waiting for room (they get
+// ErrClosed), and waits until the workers' finished-task counts sum to that
+// number — every job forked from those tasks has finished by then, so all
+// deques are empty and no worker waits on a frame or scope latch. It then
+// Sets every worker's terminate latch, waking those asleep on it; a worker
+// that was only getting sleepy fails its Sleepy->Sleeping transition and sees
+// the Set. Close returns when every worker goroutine has exited. Shutdown
+// whose context ends first returns a *ShutdownError counting what is still
+// queued and running; the pool drains and stops by itself.
+//
+// # Observability
+//
+// Stats is one snapshot: scheduler counters (jobs executed, steals, sleeps,
+// wakes), queue depth, running, completed, rejected and panicked tasks, and
+// histograms of queue wait and run time over a sample of submitted tasks
+// (WithLatencySampling; reading the clock costs ~25 ns). Every counter is
+// written by one worker alone and summed on demand; Pool.Expvar publishes it.
 //
 // # Panics and Goexit
 //
