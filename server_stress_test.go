@@ -152,6 +152,9 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 		}()
 	}
 
+	stopStats := make(chan struct{})
+	snapshots := watchStats(t, p, stopStats)
+
 	// The closer: once every submitter is halfway, it shuts the pool
 	// down (Close, Shutdown without a deadline, or Shutdown with an ended
 	// context and then Close) while another goroutine cancels the
@@ -184,8 +187,10 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 	})
 	within(t, "submitters", done.Wait)
 	within(t, "cancel", func() { <-cancelDone })
+	close(stopStats)
+	within(t, "the Stats reader", func() { <-snapshots })
 
-	var accepted, refused, abandonedRan, closedHere int64
+	var accepted, refused, abandonedRan, closedHere, fullHere int64
 	for id := 0; id < total; id++ {
 		r, o := runs[id].Load(), outcomes[id].Load()
 		switch {
@@ -208,7 +213,7 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 			case outClosed:
 				closedHere++
 			case outFull:
-				fullRefusals.Add(1)
+				fullHere++
 			case outCtx:
 				ctxRefusals.Add(1)
 			}
@@ -217,6 +222,17 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 		}
 	}
 	closedRefusals.Add(closedHere)
+	fullRefusals.Add(fullHere)
+	// After Close: the gauges are empty, everything accepted completed,
+	// and Rejected counts exactly the ErrQueueFull answers.
+	st := p.Stats()
+	if st.Queued != 0 || st.Running != 0 || st.Completed != st.Injected || st.Rejected != uint64(fullHere) {
+		t.Errorf("Stats after Close: %d queued, %d running, %d of %d completed, %d rejected (%d ErrQueueFull answers)",
+			st.Queued, st.Running, st.Completed, st.Injected, st.Rejected, fullHere)
+	}
+	if st.Injected < uint64(accepted) || st.Injected > uint64(accepted)+uint64(abandonedHere(outcomes)) {
+		t.Errorf("Stats.Injected %d after Close; %d tasks accepted and %d given up", st.Injected, accepted, abandonedHere(outcomes))
+	}
 	abandonedRanTotal.Add(abandonedRan)
 	if closedHere > 0 && accepted > 0 {
 		closedRounds.Add(1)
@@ -227,6 +243,18 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 	if ran.Load()+refused+int64(outcomesAbandonedNotRun(runs, outcomes)) != int64(total) {
 		t.Errorf("ran %d + refused %d + abandoned unrun != submitted %d", ran.Load(), refused, total)
 	}
+}
+
+// abandonedHere counts the tasks DoContext or TryDo gave up on (accepted or
+// not).
+func abandonedHere(outcomes []atomic.Int32) int {
+	n := 0
+	for id := range outcomes {
+		if outcomes[id].Load() == outAbandoned {
+			n++
+		}
+	}
+	return n
 }
 
 // outcomesAbandonedNotRun counts the tasks DoContext gave up on that never
@@ -329,6 +357,8 @@ func waitersRound(t *testing.T, p *Pool, submitters, each int, ctxRefusals, wait
 			}
 		}()
 	}
+	stopStats := make(chan struct{})
+	snapshots := watchStats(t, p, stopStats)
 	close(start)
 	within(t, "submitters waiting for room", wg.Wait)
 	close(cancels)
@@ -338,6 +368,12 @@ func waitersRound(t *testing.T, p *Pool, submitters, each int, ctxRefusals, wait
 			t.Errorf("Shutdown: %v", err)
 		}
 	})
+	close(stopStats)
+	within(t, "the Stats reader", func() { <-snapshots })
+	if st := p.Stats(); st.Queued != 0 || st.Running != 0 || st.Completed != st.Injected || st.Rejected != 0 {
+		t.Errorf("Stats after Shutdown: %d queued, %d running, %d of %d completed, %d rejected (no TryGo)",
+			st.Queued, st.Running, st.Completed, st.Injected, st.Rejected)
+	}
 	var accepted, refused, abandonedHere int64
 	for id := 0; id < total; id++ {
 		r, o := runs[id].Load(), outcomes[id].Load()
@@ -368,4 +404,45 @@ func waitersRound(t *testing.T, p *Pool, submitters, each int, ctxRefusals, wait
 	if got := ran.Load(); got+refused != int64(total) {
 		t.Errorf("ran %d + refused %d != submitted %d (accepted %d)", got, refused, total, accepted)
 	}
+}
+
+// watchStats reads p.Stats in a loop until stop is closed, and checks every
+// snapshot: Injected == Queued + Running + Completed, neither gauge
+// negative, and no counter smaller than in the snapshot before (exporters
+// such as Prometheus read a counter that went down as a reset). The
+// returned channel yields the number of snapshots taken.
+func watchStats(t *testing.T, p *Pool, stop <-chan struct{}) <-chan int {
+	n := make(chan int, 1)
+	go func() {
+		var prev Stats
+		count, bad := 0, 0
+		for {
+			select {
+			case <-stop:
+				n <- count
+				return
+			default:
+			}
+			st := p.Stats()
+			count++
+			var why string
+			switch {
+			case st.Queued < 0 || st.Running < 0:
+				why = "a negative gauge"
+			case st.Injected != uint64(st.Queued+st.Running)+st.Completed:
+				why = "Injected != Queued + Running + Completed"
+			case st.Injected < prev.Injected || st.Completed < prev.Completed || st.Rejected < prev.Rejected || st.Panics < prev.Panics:
+				why = "a counter went down"
+			}
+			if why != "" && bad < 3 {
+				bad++
+				t.Errorf("Stats snapshot %d: %s: %d queued, %d running, %d completed, %d injected, %d rejected (before: %d, %d, %d, %d, %d)",
+					count, why, st.Queued, st.Running, st.Completed, st.Injected, st.Rejected,
+					prev.Queued, prev.Running, prev.Completed, prev.Injected, prev.Rejected)
+			}
+			prev = st
+			runtime.Gosched()
+		}
+	}()
+	return n
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -117,29 +116,17 @@ type serverStats struct {
 	rejected        uint64
 }
 
-// checkServerStats compares the pool's Stats with want. (Read by name until
-// the server fields land in Stats.)
+// checkServerStats compares the pool's queue gauges and refusal count with
+// want, and checks that the snapshot adds up.
 func checkServerStats(t *testing.T, p *Pool, want serverStats) {
 	t.Helper()
-	st := reflect.ValueOf(p.Stats())
-	for _, c := range []struct {
-		name string
-		want int64
-	}{{"Queued", int64(want.queued)}, {"Running", int64(want.running)}, {"Rejected", int64(want.rejected)}} {
-		f := st.FieldByName(c.name)
-		if !f.IsValid() {
-			t.Logf("Stats has no %s yet", c.name)
-			continue
-		}
-		var got int64
-		if f.CanInt() {
-			got = f.Int()
-		} else {
-			got = int64(f.Uint())
-		}
-		if got != c.want {
-			t.Errorf("Stats.%s = %d, want %d", c.name, got, c.want)
-		}
+	st := p.Stats()
+	if st.Queued != want.queued || st.Running != want.running || st.Rejected != want.rejected {
+		t.Errorf("Stats: %d queued, %d running, %d rejected; want %d, %d, %d",
+			st.Queued, st.Running, st.Rejected, want.queued, want.running, want.rejected)
+	}
+	if st.Injected != uint64(st.Queued+st.Running)+st.Completed {
+		t.Errorf("Stats: Injected %d != Queued %d + Running %d + Completed %d", st.Injected, st.Queued, st.Running, st.Completed)
 	}
 }
 
@@ -1214,6 +1201,96 @@ func TestShutdownWakesRoomWaiters(t *testing.T) {
 		})
 		if waiterRan.Load() != 0 || ran.Load() != 1 {
 			t.Errorf("%d refused waiters' tasks ran; the queued task ran %d times", waiterRan.Load(), ran.Load())
+		}
+	})
+}
+
+// TestServerStats follows the server counters through a deterministic run:
+// the gauges with every worker held and the queue full, refusals, then
+// completions, panics (handled and returned) and a Goexit, and with
+// WithLatencySampling(1) a queue-wait and run-time sample for every task.
+func TestServerStats(t *testing.T) {
+	handled := make(chan any, 1)
+	opts := []Option{WithCapacity(3), WithLatencySampling(1), WithPanicHandler(func(v any, _ []byte) { handled <- v })}
+	eachServer(t, []int{1, 2}, opts, func(t *testing.T, p *Pool, workers int) {
+		if st := p.Stats(); st.Queued != 0 || st.Running != 0 || st.Completed != 0 || st.Rejected != 0 || st.Panics != 0 ||
+			st.Injected != 0 || st.QueueWait.Count != 0 || st.RunTime.Count != 0 {
+			t.Errorf("a new pool's Stats: %+v", st)
+		}
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, workers)
+		checkServerStats(t, p, serverStats{running: workers})
+		var ran atomic.Int64
+		fill(t, p, 3, &ran)
+		checkServerStats(t, p, serverStats{queued: 3, running: workers})
+		for i := 0; i < 2; i++ {
+			if err := p.TryGo(func(*Worker) {}); !errors.Is(err, ErrQueueFull) {
+				t.Fatalf("TryGo = %v, want ErrQueueFull", err)
+			}
+		}
+		if _, err := TryDo(context.Background(), p, func(*Worker) int { return 0 }); !errors.Is(err, ErrQueueFull) {
+			t.Fatalf("TryDo = %v, want ErrQueueFull", err)
+		}
+		checkServerStats(t, p, serverStats{queued: 3, running: workers, rejected: 3})
+		if st := p.Stats(); st.Completed != 0 || st.Injected != uint64(workers+3) {
+			t.Errorf("with the gate shut: Completed %d, Injected %d; want 0, %d", st.Completed, st.Injected, workers+3)
+		}
+
+		g.open()
+		accepted := uint64(workers + 3)
+		// A Go task that panics (to the handler), a DoContext that
+		// panics (to the caller), a Go task that calls Goexit.
+		if err := p.Go(func(*Worker) { panic("handled") }); err != nil {
+			t.Fatal(err)
+		}
+		within(t, "the panic handler", func() {
+			if v := <-handled; v != "handled" {
+				t.Errorf("handler got %v", v)
+			}
+		})
+		if _, err := DoContext(context.Background(), p, func(*Worker) int { panic("returned") }); !errors.Is(err, ErrPanic) {
+			t.Errorf("DoContext panic = %v", firstLine(err))
+		}
+		exited := make(chan struct{})
+		if err := p.Go(func(*Worker) { defer close(exited); runtime.Goexit() }); err != nil {
+			t.Fatal(err)
+		}
+		within(t, "the Goexit task", func() { <-exited })
+		accepted += 3
+		// The worker counts a task finished just after the task's own
+		// last action (the caller's wake-up, the handler, a deferred
+		// close), so the final counts are awaited.
+		var st Stats
+		eventually(t, "every task counted finished and sampled", func() bool {
+			st = p.Stats()
+			return st.Completed == accepted && st.QueueWait.Count == accepted && st.RunTime.Count == accepted
+		})
+		if st.Queued != 0 || st.Running != 0 || st.Injected != accepted || st.Panics != 2 || st.Rejected != 3 {
+			t.Errorf("after the drain: %d queued, %d running, %d injected, %d panics, %d rejected; want 0, 0, %d, 2, 3",
+				st.Queued, st.Running, st.Injected, st.Panics, st.Rejected, accepted)
+		}
+		if ran.Load() != 3 {
+			t.Errorf("%d of 3 queued tasks ran", ran.Load())
+		}
+	})
+}
+
+// TestServerStatsSampling checks that the default sampling times some tasks
+// but not every one.
+func TestServerStatsSampling(t *testing.T) {
+	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+		const n = 4 * DefaultLatencySampling
+		for i := 0; i < n; i++ {
+			if err := p.Go(func(*Worker) {}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var st Stats
+		eventually(t, "every task counted finished", func() bool { st = p.Stats(); return st.Completed == n })
+		if st.QueueWait.Count == 0 || st.QueueWait.Count >= n || st.RunTime.Count != st.QueueWait.Count {
+			t.Errorf("%d tasks with the default sampling: %d queue waits and %d run times sampled; want some, not all",
+				n, st.QueueWait.Count, st.RunTime.Count)
 		}
 	})
 }
