@@ -446,3 +446,81 @@ func watchStats(t *testing.T, p *Pool, stop <-chan struct{}) <-chan int {
 	}()
 	return n
 }
+
+// TestTryGoNeverFullBelowCapacity checks that TryGo and TryDo refuse only a
+// queue that is really full. Each submitter keeps at most one task
+// outstanding (TryDo waits for its result; a TryGo is waited for before the
+// next), so the queue never holds more than submitters < capacity tasks and
+// ErrQueueFull is always wrong. The race it targets: a submitter's capacity
+// check that reads the queue's head after a consumer moved it past the tail
+// the submitter read, which must not look like a full queue. The rare path
+// counted: submissions made while another was in flight.
+func TestTryGoNeverFullBelowCapacity(t *testing.T) {
+	const submitters, capacity = 8, 16
+	each := 3000
+	if testing.Short() {
+		each = 500
+	}
+	var contended atomic.Int64
+	for _, k := range serverParkings() {
+		for _, workers := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
+				withPool(t, []Option{WithParking(k), WithWorkers(workers), WithCapacity(capacity)}, func(p *Pool) {
+					var full, inflight atomic.Int64
+					start := make(chan struct{})
+					var wg sync.WaitGroup
+					for s := 0; s < submitters; s++ {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							<-start
+							for i := 0; i < each; i++ {
+								if inflight.Add(1) > 1 {
+									contended.Add(1)
+								}
+								var err error
+								if i%2 == 0 {
+									var v int
+									v, err = TryDo(context.Background(), p, func(*Worker) int { return i })
+									if err == nil && v != i {
+										t.Errorf("TryDo = %d, want %d", v, i)
+									}
+								} else {
+									done := make(chan struct{})
+									if err = p.TryGo(func(*Worker) { close(done) }); err == nil {
+										<-done
+									}
+								}
+								inflight.Add(-1)
+								switch {
+								case errors.Is(err, ErrQueueFull):
+									full.Add(1)
+								case err != nil:
+									t.Errorf("submit: %v", err)
+								}
+							}
+						}()
+					}
+					close(start)
+					within(t, "submitters", wg.Wait)
+					if n := full.Load(); n != 0 {
+						t.Errorf("%d of %d submissions refused with ErrQueueFull; the queue never held more than %d of its %d slots",
+							n, submitters*each, submitters, capacity)
+					}
+					if r := p.Stats().Rejected; r != uint64(full.Load()) {
+						t.Errorf("Stats.Rejected = %d, want %d", r, full.Load())
+					}
+				})
+			})
+		}
+	}
+	if contended.Load() == 0 {
+		if testing.Short() {
+			t.Log("no submission overlapped another (-short)")
+		} else {
+			t.Error("no submission overlapped another: the race did not happen")
+		}
+	} else {
+		t.Logf("submissions made while another was in flight: %d", contended.Load())
+	}
+}
