@@ -541,10 +541,10 @@ func TestGoContextCancelledWaitingForRoom(t *testing.T) {
 	})
 }
 
-// TestRoomFreedAdmitsWaiters checks that submitters waiting for room on every
+// TestServerRoomFreedAdmitsWaiters checks that submitters waiting for room on every
 // waiting path (Go, GoContext, DoContext, Run, Do) are all admitted once the
 // workers drain the queue: none lost, none run twice, every result right.
-func TestRoomFreedAdmitsWaiters(t *testing.T) {
+func TestServerRoomFreedAdmitsWaiters(t *testing.T) {
 	for _, capacity := range []int{1, 3} {
 		t.Run(fmt.Sprintf("capacity=%d", capacity), func(t *testing.T) {
 			eachServer(t, testWorkerCounts, []Option{WithCapacity(capacity)}, func(t *testing.T, p *Pool, workers int) {
@@ -616,10 +616,10 @@ func TestRoomFreedAdmitsWaiters(t *testing.T) {
 	}
 }
 
-// TestSubmitFromTaskOverBound checks that a task of the pool that submits to
+// TestServerSubmitFromTaskOverBound checks that a task of the pool that submits to
 // its own full queue is let in over the bound, never blocked (which would
 // wait for its own worker: a deadlock at once with one worker) nor refused.
-func TestSubmitFromTaskOverBound(t *testing.T) {
+func TestServerSubmitFromTaskOverBound(t *testing.T) {
 	eachServer(t, testWorkerCounts, []Option{WithCapacity(1)}, func(t *testing.T, p *Pool, workers int) {
 		g := newGate()
 		defer g.open()
