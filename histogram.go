@@ -35,8 +35,9 @@ import (
 // Finding the bucket costs no search: neighbouring bounds are at least a
 // factor of 2 apart, so each power-of-two range [2^(k-1), 2^k) of
 // nanoseconds holds at most one bound, and the bit length of d picks the
-// candidate bucket from a table; one comparison with that bucket's bound
-// settles it (bucketOf).
+// candidate bucket from a table; d is in that bucket or the next, which one
+// comparison with the candidate's bound settles, done as arithmetic rather
+// than a branch (bucketOf).
 
 // HistogramBuckets is the number of buckets of a Histogram: the 22 finite
 // upper bounds of HistogramBounds, and one overflow bucket above them.

@@ -60,7 +60,9 @@ type Stats struct {
 	// snapshot; neither gauge is ever negative.
 	Running int
 	// Completed counts the accepted tasks that finished, whether they
-	// returned, panicked or called runtime.Goexit.
+	// returned, panicked or called runtime.Goexit. A DoContext task
+	// withdrawn while queued (its context ended) stays in Queued until a
+	// worker takes it, and then counts here without having run.
 	Completed uint64
 	// Rejected counts submissions refused with ErrQueueFull (TryGo, TryDo
 	// on a full queue). Submissions refused because the pool is closed are
