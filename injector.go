@@ -15,9 +15,9 @@ import (
 // ever-growing positions, tail (the next position a producer claims) and
 // head (the next position a consumer takes):
 //
-//   - A producer claims position t with one atomic add on tail (a CAS when
-//     the queue is bounded, so that it can refuse when t-head reached the
-//     capacity), finds or links the block holding t, writes the task into
+//   - A producer claims position t with one CAS of tail from t to t+1
+//     (refused when the queue is closed, or bounded and t-head reached
+//     the capacity), finds or links the block holding t, writes the task into
 //     the slot and marks the slot ready with a release store.
 //   - A consumer reads head h, finds the block holding h, and if the slot is
 //     ready takes it with a CAS of head from h to h+1. A slot that is not
@@ -42,9 +42,9 @@ type injector struct {
 	_ atomics.Pad
 
 	// tail is the next position to claim, with closedBit once closed.
-	// Producers claim with Add (unbounded) or CompareAndSwap (bounded);
-	// close sets closedBit with Or. A producer whose claim returned a
-	// value with closedBit set undoes it with Add(^0) and refuses.
+	// Producers claim with CompareAndSwap (claimIf); close sets closedBit
+	// with Or, after which every claim is refused and tail&^closedBit is
+	// the number of tasks ever accepted, for good.
 	// tailBlock is a block with start <= every position claimed from now
 	// on (it holds an already-claimed position); producers load it
 	// before claiming and move it forward with CompareAndSwap.
@@ -108,32 +108,30 @@ const (
 	claimClosed
 )
 
-// claim reserves the next position, ignoring the capacity (an unbounded
-// queue, or a submission from a task of the pool, which must not wait for
-// itself). It returns the position and the block from which to look for
-// it, or closed.
-func (q *injector) claim() (pos uint64, b *injBlock, ok bool) {
-	b = q.tailBlock.Load() // before the claim: b.start <= the claimed position
-	t := q.tail.Add(1) - 1
-	if t&closedBit != 0 {
-		q.tail.Add(^uint64(0)) // undo: keeps tail&^closedBit == accepted for len
-		return 0, nil, false
-	}
-	return t, b, true
+// claim reserves the next position, ignoring the capacity (a submission
+// from a task of the pool, which must not wait for itself), or reports the
+// queue closed.
+func (q *injector) claim() (pos uint64, b *injBlock, r claimResult) {
+	return q.claimIf(false)
 }
 
 // tryClaim reserves the next position if the queue has room (always, when
 // unbounded).
 func (q *injector) tryClaim() (pos uint64, b *injBlock, r claimResult) {
-	if q.capacity == 0 {
-		pos, b, ok := q.claim()
-		if !ok {
-			return 0, nil, claimClosed
-		}
-		return pos, b, claimed
-	}
+	return q.claimIf(q.capacity != 0)
+}
+
+// claimIf is one CAS of tail from t to t+1, refused if tail has closedBit,
+// and, when bounded, if t-head reached the capacity.
+//
+// A CAS rather than an atomic add: an add cannot be refused, so a producer
+// that lost the race with close would have to add and then take back its
+// claim, and for that instant tail would overstate the tasks accepted
+// (Stats.Injected would go down). On one uncontended line the two cost the
+// same; under many producers a CAS may retry.
+func (q *injector) claimIf(bounded bool) (pos uint64, b *injBlock, r claimResult) {
 	for {
-		b = q.tailBlock.Load()
+		b = q.tailBlock.Load() // before tail: b.start <= t
 		t := q.tail.Load()
 		if t&closedBit != 0 {
 			return 0, nil, claimClosed
@@ -141,7 +139,7 @@ func (q *injector) tryClaim() (pos uint64, b *injBlock, r claimResult) {
 		// head read after tail: t-h can only overstate the queue length
 		// (head grows), so the bound is never exceeded; a refusal may
 		// be one pop early at worst.
-		if t-q.head.Load() >= q.capacity {
+		if bounded && t-q.head.Load() >= q.capacity {
 			return 0, nil, claimFull
 		}
 		if q.tail.CompareAndSwap(t, t+1) {
@@ -222,9 +220,7 @@ func (q *injector) close() uint64 {
 	return q.tail.Or(closedBit) &^ closedBit
 }
 
-// accepted returns the number of tasks accepted so far. A producer that
-// lost to close adds and removes one in passing, which this may see for an
-// instant after close.
+// accepted returns the number of tasks accepted so far; it never goes down.
 func (q *injector) accepted() uint64 { return q.tail.Load() &^ closedBit }
 
 // len returns the number of queued tasks (claimed and not yet taken); it

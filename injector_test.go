@@ -51,7 +51,7 @@ func TestInjectorFIFOAcrossBlocksAndClose(t *testing.T) {
 	if r := testPush(&q, seqJob{}); r != claimClosed {
 		t.Errorf("push after close: %v", r)
 	}
-	if _, _, ok := q.claim(); ok {
+	if _, _, r := q.claim(); r != claimClosed {
 		t.Error("claim over the bound after close succeeded")
 	}
 	if q.accepted() != n {
@@ -102,8 +102,8 @@ func TestInjectorCapacity(t *testing.T) {
 			t.Fatalf("cap %d: push over capacity: %v", capacity, r)
 		}
 		// A forced claim (a task of the pool) goes over the bound.
-		pos, b, ok := q.claim()
-		if !ok {
+		pos, b, r := q.claim()
+		if r != claimed {
 			t.Fatal("forced claim refused")
 		}
 		q.publish(pos, b, seqJob{capacity}, 0)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/deque"
 	"github.com/blitz-go/blitz/sleep"
 )
@@ -38,11 +39,18 @@ type Pool struct {
 	// (finalRoots, from the injector's close) and waits until the sum of
 	// the workers' counts reaches it. Every other job descends from a
 	// submitted task and finishes before it, so that means idle.
-	// sync/atomic's sequential consistency makes (closing, roots) a Dekker
-	// pair: Close stores finalRoots then closing, then sums roots; a
-	// finisher adds to its roots then loads closing (and finalRoots after
-	// it); at least one of them sees the other, so the last finisher after
-	// Close always signals drained.
+	//
+	// Who signals drained. Close stores finalRoots, then closing
+	// (sync/atomic: sequentially consistent), then sums the counts. A
+	// worker bumps its count with a plain release store (no locked
+	// instruction per task) and, if it already sees closing, sums too.
+	// That alone is not a Dekker handshake (a release store may pass the
+	// later load of closing), so a worker also checks each time it runs
+	// out of work, right after StartLooking's atomic add on the sleep
+	// counters, a full barrier between its store and its load of closing
+	// (idleCheck). The last task's finisher always runs out of work after
+	// it, and of any two finishers the one whose barrier comes second sees
+	// the other's count; so after Close someone always sees the full sum.
 	finalRoots uint64 // written once by the first Close before closing.Store(true)
 	closing    atomic.Bool
 	drained    chan struct{} // closed (once, by signalDrained) when every accepted task finished after closing
@@ -222,11 +230,8 @@ func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
 // worker must run (with one worker, a certain deadlock).
 func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, error) {
 	if p.inTask() {
-		pos, b, ok := p.inj.claim()
-		if !ok {
-			return 0, nil, claimClosed, nil
-		}
-		return pos, b, claimed, nil
+		pos, b, r := p.inj.claim()
+		return pos, b, r, nil
 	}
 	var done <-chan struct{}
 	if ctx != nil {
@@ -263,7 +268,15 @@ func (p *Pool) inTask() bool {
 // rootDone is called by worker w once for every submitted task it finished
 // (or skipped as withdrawn).
 func (p *Pool) rootDone(w *Worker) {
-	w.roots.Add(1)
+	atomics.StoreRelease64(&w.roots, w.roots+1)
+	if p.closing.Load() {
+		p.checkDrained()
+	}
+}
+
+// idleCheck is the drain check of a worker that ran out of work, called
+// right after StartLooking (see the Pool's completion comment).
+func (p *Pool) idleCheck() {
 	if p.closing.Load() {
 		p.checkDrained()
 	}
@@ -273,7 +286,7 @@ func (p *Pool) rootDone(w *Worker) {
 func (p *Pool) completed() uint64 {
 	var n uint64
 	for _, w := range p.workers {
-		n += w.roots.Load()
+		n += atomics.LoadAcquire64(&w.roots)
 	}
 	return n
 }

@@ -65,10 +65,11 @@ type Worker struct {
 	stats workerStats
 
 	// roots counts the submitted tasks this worker finished (or skipped
-	// as withdrawn). Added to by the worker goroutine (sync/atomic, for
-	// the Dekker pair with Close: pool.go), loaded by Close, Shutdown and
-	// Stats.
-	roots atomic.Uint64
+	// as withdrawn). Written by the worker goroutine alone with release
+	// stores of the incremented value; loaded with acquire loads by Close,
+	// Shutdown, Stats and other workers' drain checks. Why a plain store
+	// is enough for Close: the Pool's completion comment (pool.go).
+	roots uint64
 
 	// metrics are the worker's task counters and latency histograms
 	// (metrics.go), written by the worker goroutine alone.
@@ -121,8 +122,16 @@ func (w *Worker) push(r jobRef) {
 // cache-warmest job), then the other workers' deques (FIFO steals, the
 // oldest and usually largest jobs), then the injector.
 func (w *Worker) findWork() (work, bool) {
-	if r, ok := w.deque.Pop(); ok {
-		return work{ref: r}, true
+	// Pop pays a full fence even on an empty deque (Chase-Lev's owner
+	// side must publish its bottom before reading top). The owner's Len is
+	// exact on the side that matters: bottom is the owner's own, and a
+	// stale top only overstates the length, so 0 means empty and a worker
+	// serving submitted tasks, whose deque is usually empty, skips the
+	// fence.
+	if !w.deque.IsEmpty() {
+		if r, ok := w.deque.Pop(); ok {
+			return work{ref: r}, true
+		}
 	}
 	if r, ok := w.steal(); ok {
 		return work{ref: r}, true
@@ -189,6 +198,7 @@ func (w *Worker) waitUntil(l *sleep.CoreLatch, kind waitKind) {
 	w.waitKind = kind
 	s := w.pool.sleep
 	idle := s.StartLooking(w.index)
+	w.pool.idleCheck()
 	for !l.Probe() {
 		if wk, ok := w.findWork(); ok {
 			s.WorkFound()
@@ -209,6 +219,7 @@ func (w *Worker) waitUntil(l *sleep.CoreLatch, kind waitKind) {
 				w.execute(wk)
 			}
 			idle = s.StartLooking(w.index)
+			w.pool.idleCheck() // after StartLooking's full barrier
 			continue
 		}
 		s.NoWorkFound(&idle, l, w.pool.hasInjectedJobs)

@@ -128,7 +128,8 @@ func New(cfg Config) (*Sleep, error) {
 }
 
 // StartLooking is called by a worker that ran out of work and starts
-// searching: it joins the inactive count.
+// searching: it joins the inactive count. It is one sequentially consistent
+// atomic add, a full barrier: the pool's drain check relies on that.
 func (s *Sleep) StartLooking(worker int) IdleState {
 	s.counters.addInactiveThread()
 	return IdleState{worker: worker, jec: jecDummy}
