@@ -352,7 +352,7 @@ func childServer(f flags) error {
 	defer cancel()
 	err = s.Shutdown(ctx)
 	ok, busy, failed := s.Counts()
-	fmt.Fprintf(os.Stderr, "  server %v: %d ok, %d 503, %d failed; at most %d requests in the executor at once (bound: %s)\n",
+	fmt.Fprintf(os.Stderr, "  server %v: %d ok, %d 503, %d failed; at most %d handlers in the executor at once, refused ones included (bound: %s)\n",
 		m, ok, busy, failed, s.PeakInExecutor(), bound(m, f.capacity))
 	return err
 }
@@ -362,5 +362,5 @@ func bound(m server.Mode, capacity int) string {
 	if m == server.Inline {
 		return "none"
 	}
-	return fmt.Sprintf("%d workers + %d queued", runtime.GOMAXPROCS(0), capacity)
+	return fmt.Sprintf("%d running + %d waiting", runtime.GOMAXPROCS(0), capacity)
 }

@@ -43,11 +43,10 @@ type Config struct {
 	// is done, and a locked worker thread that wakes a plain goroutine
 	// pays for the thread hand-off (golang/go#21827). Measured with the
 	// pool's bounded API (BenchmarkSubmitAndWait, api=trydo, 2-vCPU VM,
-	// 10 interleaved runs, medians): futex 5.7 µs per request at
-	// GOMAXPROCS=1 and 6.7 µs at 2, portable 0.70 and 1.37 µs, 5-8x less
-	// (down from 50x before the pool handed its P over when parking).
-	// Servers therefore want blitz.ParkingPortable, which the
-	// command-line tools default to.
+	// medians of 10 interleaved runs, two sets): futex 5.7-8.6 µs per
+	// request, portable 0.66-1.37 µs, 5-13x less (the gap was ~50x before
+	// the pool handed its P over when parking). Servers therefore want
+	// blitz.ParkingPortable, which the command-line tools default to.
 	Parking blitz.Parking
 	// Capacity bounds the requests waiting for a worker in the ants and
 	// blitz modes, the same way in both: at most Workers requests run and
@@ -261,11 +260,13 @@ func (s *Server) Counts() (ok, busy, failed uint64) {
 	return s.ok.Load(), s.busy.Load(), s.failed.Load()
 }
 
-// PeakInExecutor returns the most requests that were inside the executor
-// (submitted, waiting or running, not yet answered) at once. In the bounded
-// modes it says whether the bound was ever reached: if the peak stays below
-// Workers+Capacity, the backlog of an overload built up somewhere else
-// (runnable handler goroutines, sockets, the client's connection pool).
+// PeakInExecutor returns the most handlers that were inside
+// executor.Execute at once: running, waiting for a worker, being refused,
+// or done and not yet scheduled to answer. In the bounded modes it can
+// exceed Workers+Capacity (refusals and finished handlers count), but a
+// peak below that bound says the bound never applied: the backlog of an
+// overload built up somewhere else (runnable handler goroutines, sockets,
+// the client's connection pool).
 func (s *Server) PeakInExecutor() int64 { return s.peakExec.Load() }
 
 // Shutdown stops accepting connections, waits for in-flight requests
