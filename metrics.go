@@ -46,7 +46,9 @@ type taskMetrics struct {
 //
 // done is small enough to be inlined into the worker, so that an untimed task
 // that returned (the common case: 15 in 16 with the default sampling) costs
-// one test and no call.
+// one test and no call. A timed task costs about 11 ns here, half of what
+// the same histograms cost with atomic adds (BenchmarkTaskMetricsDone,
+// bench/results/metrics-amd64.txt).
 func (m *taskMetrics) done(wait, run time.Duration, timed, panicked bool) {
 	if timed || panicked {
 		m.record(wait, run, timed, panicked)
