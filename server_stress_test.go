@@ -280,7 +280,7 @@ func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
 // ran + refused == submitted. The rare path it must reach: a GoContext
 // cancelled after it began to wait for room (it had watched its context).
 func TestServerRoomWaitersStress(t *testing.T) {
-	rounds, submitters, each := 1, 8, 120
+	rounds, submitters, each := 1, 8, 90
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 40
 	}
@@ -457,7 +457,7 @@ func watchStats(t *testing.T, p *Pool, stop <-chan struct{}) <-chan int {
 // counted: submissions made while another was in flight.
 func TestTryGoNeverFullBelowCapacity(t *testing.T) {
 	const submitters, capacity = 8, 16
-	each := 3000
+	each := 2000
 	if testing.Short() {
 		each = 500
 	}
