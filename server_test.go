@@ -1294,3 +1294,65 @@ func TestServerStatsSampling(t *testing.T) {
 		}
 	})
 }
+
+// TestShutdownLastTaskEndsOddly checks that Shutdown returns when the last
+// accepted tasks end abnormally: a Goexit (the worker goroutine is replaced),
+// a panic sent to the handler, a panic and a Goexit returned by DoContext.
+// Drain detection must count each of them finished.
+func TestShutdownLastTaskEndsOddly(t *testing.T) {
+	handler := WithPanicHandler(func(any, []byte) {})
+	for _, last := range []string{"goexit", "panic", "DoContext-panic", "DoContext-goexit"} {
+		t.Run("last="+last, func(t *testing.T) {
+			eachServer(t, testWorkerCounts, []Option{handler}, func(t *testing.T, p *Pool, workers int) {
+				g := newGate()
+				defer g.open()
+				g.occupy(t, p, workers)
+				errc := make(chan error, 1)
+				switch last {
+				case "goexit":
+					if err := p.Go(func(*Worker) { runtime.Goexit() }); err != nil {
+						t.Fatal(err)
+					}
+				case "panic":
+					if err := p.Go(func(*Worker) { panic("last") }); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					go func() {
+						_, err := DoContext(context.Background(), p, func(*Worker) int {
+							if last == "DoContext-panic" {
+								panic("last")
+							}
+							runtime.Goexit()
+							return 0
+						})
+						errc <- err
+					}()
+					eventually(t, "the DoContext task queued", func() bool { return queued(p) == 1 })
+				}
+				shut := make(chan error, 1)
+				go func() { shut <- p.Shutdown(context.Background()) }()
+				g.open()
+				within(t, "Shutdown after an abnormal last task", func() {
+					if err := <-shut; err != nil {
+						t.Errorf("Shutdown: %v", err)
+					}
+				})
+				if strings.HasPrefix(last, "DoContext") {
+					within(t, "DoContext", func() {
+						want := ErrPanic
+						if last == "DoContext-goexit" {
+							want = ErrGoexit
+						}
+						if err := <-errc; !errors.Is(err, want) {
+							t.Errorf("DoContext = %v, want %v", firstLine(err), want)
+						}
+					})
+				}
+				if st := p.Stats(); st.Completed != uint64(workers+1) || st.Running != 0 || st.Queued != 0 {
+					t.Errorf("after Shutdown: %d completed (want %d), %d running, %d queued", st.Completed, workers+1, st.Running, st.Queued)
+				}
+			})
+		})
+	}
+}
