@@ -491,3 +491,28 @@ func BenchmarkPoolStats(b *testing.B) {
 		})
 	}
 }
+
+// TestStatsGoexit checks that a task that calls runtime.Goexit counts as
+// completed, not as a panic, and still reaches the histograms.
+func TestStatsGoexit(t *testing.T) {
+	var st Stats
+	withPool(t, []Option{WithWorkers(2), WithLatencySampling(1)}, func(p *Pool) {
+		var err error
+		within(t, "DoContext", func() {
+			_, err = DoContext(context.Background(), p, func(*Worker) int { runtime.Goexit(); return 0 })
+		})
+		if !errors.Is(err, ErrGoexit) {
+			t.Fatalf("DoContext of a task that called Goexit: %v, want ErrGoexit", err)
+		}
+		within(t, "Shutdown", func() {
+			if err := p.Shutdown(context.Background()); err != nil {
+				t.Errorf("Shutdown: %v", err)
+			}
+		})
+		st = p.Stats()
+	})
+	if st.Completed != 1 || st.Panics != 0 || st.RunTime.Count != 1 || st.Running != 0 {
+		t.Errorf("after a Goexit task: Completed %d, Panics %d, RunTime.Count %d, Running %d; want 1, 0, 1, 0",
+			st.Completed, st.Panics, st.RunTime.Count, st.Running)
+	}
+}
