@@ -42,11 +42,20 @@ func TestSweepSmoke(t *testing.T) {
 	if len(rows) != 2*len(server.Modes) {
 		t.Fatalf("%d rows, want %d", len(rows), 2*len(server.Modes))
 	}
+	// Each point accounts for its requests; whether a 200-ms point at 120%
+	// gets any 200 depends on the machine (on a saturated one, every send
+	// of a point can find MaxInFlight requests outstanding and be dropped),
+	// so only the sweep as a whole must have measured some.
+	ok := 0
 	for i, r := range rows {
 		wantMode := server.Modes[i%len(server.Modes)].String()
-		if r.Mode != wantMode || r.OK == 0 {
-			t.Errorf("row %d: %+v; want mode %s with some 200s", i, r, wantMode)
+		if r.Mode != wantMode || r.OK+r.Rejected+r.Errors == 0 {
+			t.Errorf("row %d: %+v; want mode %s with its requests counted", i, r, wantMode)
 		}
+		ok += r.OK
+	}
+	if ok == 0 {
+		t.Error("no point of the sweep got a 200")
 	}
 	dir := t.TempDir()
 	csvPath := filepath.Join(dir, "sweep.csv")
