@@ -136,11 +136,15 @@ func (q *injector) claimIf(bounded bool) (pos uint64, b *injBlock, r claimResult
 		if t&closedBit != 0 {
 			return 0, nil, claimClosed
 		}
-		// head read after tail: t-h can only overstate the queue length
-		// (head grows), so the bound is never exceeded; a refusal may
-		// be one pop early at worst.
-		if bounded && t-q.head.Load() >= q.capacity {
-			return 0, nil, claimFull
+		// head is read after tail, so the queue may have drained past t
+		// meanwhile (h > t: plenty of room; t-h would wrap around).
+		// Otherwise t-h can only overstate the length (head grows): the
+		// bound is never exceeded, and a refusal is at worst one pop
+		// early.
+		if bounded {
+			if h := q.head.Load(); h < t && t-h >= q.capacity {
+				return 0, nil, claimFull
+			}
 		}
 		if q.tail.CompareAndSwap(t, t+1) {
 			return t, b, claimed
