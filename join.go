@@ -2,15 +2,29 @@ package blitz
 
 import "runtime"
 
-// joinState tracks where a join is, for the deferred cleanup that runs when a
-// half panics or calls runtime.Goexit.
-type joinState uint8
-
+// The depth of the worker says where a join is, for the deferred cleanup
+// that runs when a half panics or calls runtime.Goexit. A join at depth d
+// uses frame d and sets w.depth:
+//
+//	d+1  while a runs (b is in the deque, or stolen);
+//	d+2  while b runs inline, after the joiner popped it back (frame d
+//	     is free again; b's own joins start at depth d+2);
+//	d+3  while the joiner waits for the thief that stole b (the jobs it
+//	     runs meanwhile join from depth d+3);
+//	d    once the join is done, just before it returns.
+//
+// Nested joins restore the depth they found, even when they unwind, so when
+// the deferred function of the join at depth d runs, w.depth is one of these
+// and tells it what happened: d means the join finished (or re-panics the
+// thief's panic, already a *PanicError). The fast path pays for this with
+// the depth stores it needs anyway, plus one (d+2), instead of keeping a
+// state variable in memory for the deferred closure: the closure captures
+// only w and d, by value. A frame skipped at d+1 while b runs inline costs
+// nothing but its memory.
 const (
-	joinForked   joinState = iota // b is in the deque or stolen; a is running
-	joinRunningB                  // b was popped back and runs inline
-	joinAwaitB                    // b was stolen; waiting for the thief
-	joinDone                      // both halves finished normally
+	joinDepthForked = 1 // w.depth-d while a runs
+	joinDepthInline = 2 // w.depth-d while b runs inline
+	joinDepthAwait  = 3 // w.depth-d while waiting for a stolen b
 )
 
 // JoinArgs runs fa(w, a) and fb(w, b), potentially in parallel, and returns
@@ -39,30 +53,29 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 		f.job = job
 	}
 	job.fn, job.arg = fb, b
-	w.depth = d + 1
+	w.depth = d + joinDepthForked
 	ref := frameRef(w.index, d)
-	w.push(ref)
-	state := joinForked
+	if !w.alone || !w.deque.TryPush(ref) {
+		w.push(ref)
+	}
 	defer func() {
-		if state != joinDone {
-			w.unwindJoin(f, d, state, recover())
+		if w.depth != d {
+			w.unwindJoin(d, recover())
 		}
 	}()
 	ra = fa(w, a)
-	if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
-		state = joinRunningB
-		w.depth = d
+	if r, ok := w.deque.PopFenced(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+		w.depth = d + joinDepthInline
 		rb = fb(w, b)
-		state = joinDone
+		w.depth = d
 		return ra, rb
 	}
-	state = joinAwaitB
+	w.depth = d + joinDepthAwait
 	w.awaitFrame(f)
 	rb = job.result
 	var zero RB
 	job.result = zero
 	w.depth = d
-	state = joinDone
 	w.propagate(f)
 	return ra, rb
 }
@@ -83,30 +96,29 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		f.job = job
 	}
 	job.fn = b
-	w.depth = d + 1
+	w.depth = d + joinDepthForked
 	ref := frameRef(w.index, d)
-	w.push(ref)
-	state := joinForked
+	if !w.alone || !w.deque.TryPush(ref) {
+		w.push(ref)
+	}
 	defer func() {
-		if state != joinDone {
-			w.unwindJoin(f, d, state, recover())
+		if w.depth != d {
+			w.unwindJoin(d, recover())
 		}
 	}()
 	ra = a(w)
-	if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
-		state = joinRunningB
-		w.depth = d
+	if r, ok := w.deque.PopFenced(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+		w.depth = d + joinDepthInline
 		rb = b(w)
-		state = joinDone
+		w.depth = d
 		return ra, rb
 	}
-	state = joinAwaitB
+	w.depth = d + joinDepthAwait
 	w.awaitFrame(f)
 	rb = job.result
 	var zero RB
 	job.result = zero
 	w.depth = d
-	state = joinDone
 	w.propagate(f)
 	return ra, rb
 }
@@ -166,18 +178,21 @@ func (w *Worker) propagate(f *frame) {
 	}
 }
 
-// unwindJoin finishes a join whose half panicked (v != nil, already
-// recovered) or called runtime.Goexit (v == nil): it makes sure the second
-// half ran or finished, so the frame is free again, restores the depth, and
-// then re-panics with the first panic, or returns to let the Goexit go on.
-func (w *Worker) unwindJoin(f *frame, d uint32, state joinState, v any) {
+// unwindJoin finishes the join at depth d, one of whose halves panicked
+// (v != nil, already recovered) or called runtime.Goexit (v == nil): it makes
+// sure the second half ran or finished, so the frame is free again, restores
+// the depth, and then re-panics with the first panic, or returns to let the
+// Goexit go on. w.depth says where the join was (see joinDepthForked).
+func (w *Worker) unwindJoin(d uint32, v any) {
 	var pe *PanicError
 	if v != nil {
 		pe = newPanicError(v) // first: the stack still shows the panic
 	}
-	switch state {
-	case joinForked:
-		// a did not finish. b still runs: popped back, or by its thief.
+	f := w.frames.at(d)
+	switch w.depth - d {
+	case joinDepthForked:
+		// a did not finish. b still runs: popped back (then here), or by
+		// its thief (then wait for it).
 		ref := frameRef(w.index, d)
 		if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
 			w.runFrame(f) // records b's own panic in f, which a's outranks
@@ -185,15 +200,16 @@ func (w *Worker) unwindJoin(f *frame, d uint32, state joinState, v any) {
 		} else {
 			w.awaitFrame(f)
 		}
-	case joinAwaitB:
+	case joinDepthAwait:
 		// A Goexit in a job run while helping unwound the wait itself;
 		// the thief still owns the frame.
 		w.waitUntil(&f.latch, waitJoin)
 		f.latch.Reset()
-	case joinRunningB:
-		// b panicked inline; the frame is already free.
+	case joinDepthInline:
+		// b panicked or exited inline, after it was popped back; the
+		// frame is already free.
 	}
-	if pe == nil && state != joinRunningB {
+	if pe == nil && w.depth-d != joinDepthInline {
 		pe = f.panicked // a exited; b's panic, if any, is the first
 	}
 	f.panicked, f.goexit = nil, false

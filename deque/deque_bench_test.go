@@ -117,6 +117,17 @@ func BenchmarkPushPop(b *testing.B) {
 			d.Pop()
 		}
 	})
+	b.Run("impl=deque-fast", func(b *testing.B) {
+		// The pool's join: TryPush and PopFenced, both inlined here.
+		d := New[uint64](64)
+		b.ReportAllocs()
+		for b.Loop() {
+			if !d.TryPush(1) {
+				d.Push(1)
+			}
+			d.PopFenced()
+		}
+	})
 	for _, impl := range impls[1:] {
 		b.Run("impl="+impl.name, func(b *testing.B) {
 			q := impl.make(64)

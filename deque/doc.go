@@ -58,22 +58,47 @@
 // live elements [top, bottom) to the same logical indexes, and (G1) publish
 // it with an atomic pointer store, from Go (it is a pointer).
 //
-// How the fences are realised here (release_amd64.go, release_other.go).
-// O1 is storeFenced: on amd64 a plain MOV store of bottom followed by
-// atomics.SeqCstFence (an inlined LOCK XADD on a stack local), which
-// measured 23% faster inside Pop than a single XCHG (atomic.StoreUint64),
-// BenchmarkPopFence; on arm64 an STLR followed by DMB ISH. (An STLR followed
-// by the LDAR of top is already ordered on arm64 hardware, but qemu-user on
-// an x86 host, where our arm64 tests run, does not honour that: without the
-// DMB the stress test took items twice there.) Elsewhere it is
-// atomic.StoreUint64, sequentially consistent with the load of top that
-// follows. S2 is atomics.SeqCstFence
-// (DMB ISH on arm64). P1 and P2 are release stores: a plain MOV through
-// atomics.StoreRelease64 on amd64 (5.6x cheaper than atomic.StoreUint64's
-// XCHG), atomic.StoreUint64 (an inlined STLR) elsewhere, and sync/atomic
-// everywhere under -race, so that the race detector sees every publication.
-// Loads of top and bottom are atomic.LoadUint64: a plain MOV on amd64,
-// which inlines and beats the assembly load.
+// How the fences are realised here (release_amd64.go, release_arm64.go,
+// release_other.go). O1 is storeFenced: on amd64 a plain MOV store of bottom
+// followed by atomics.SeqCstFence (an inlined LOCK XADD on a stack local),
+// which measured 23% faster inside Pop than a single XCHG
+// (atomic.StoreUint64), BenchmarkPopFence; on arm64 an STLR followed by DMB
+// ISH. (An STLR followed by the LDAR of top is already ordered on arm64
+// hardware, but qemu-user on an x86 host, where our arm64 tests run, does not
+// honour that: without the DMB the stress test took items twice there.)
+// Elsewhere it is atomic.StoreUint64, sequentially consistent with the load
+// of top that follows. S2 is atomics.SeqCstFence (DMB ISH on arm64). P1 and
+// P2 are release stores: on amd64 a plain Go store, one inlined MOVQ (TSO
+// makes every MOV store a release store, and the gc compiler keeps stores in
+// program order: release_amd64.go gives the argument); atomic.StoreUint64
+// (an inlined STLR) on arm64 and elsewhere; and sync/atomic everywhere under
+// -race, so that the race detector sees every publication. Loads of top and
+// bottom are atomic.LoadUint64: a plain MOV on amd64.
+//
+// # The owner's fast paths
+//
+// A fork-join pool pushes and pops once per join, so the owner's side is
+// written to be inlined into the caller, with no call left in it:
+//
+//   - TryPush is Push when the ring certainly has room: one compare and the
+//     stores P1 and P2. It checks "full" against topSeen, a value top had
+//     earlier (a lower bound, since top only grows), instead of loading top,
+//     the line every thief's CAS writes; when the bound says "maybe full" it
+//     returns false and Push refreshes topSeen from top, and grows the ring
+//     only if it really is full.
+//   - PopFenced is Pop without the first look at top (step 1 of Pop): for an
+//     owner that expects an element, such as a joiner taking back the job it
+//     just pushed. When top >= b-1 after the fence it runs the CAS of O3
+//     without first telling O2a from O3: if thieves took everything (top >
+//     b-1), top can never return to b-1, so the CAS fails and claims
+//     nothing. That saves a compare, which is what keeps it under the
+//     compiler's inlining budget.
+//   - Both reach the ring through the owner's private copy of its slice and
+//     mask (updated by grow together with the published pointer), so the
+//     common case touches only bottom's cache line and the ring.
+//
+// Pop and Push stay the general forms (Pop skips the fence on an empty
+// deque: the idle worker's polling pop).
 //
 // # Costs
 //

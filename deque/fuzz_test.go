@@ -11,8 +11,10 @@ import (
 // never returns Retry. The first byte picks the initial capacity (1..8, so
 // growth is exercised) and whether the indexes start just below 2^64; each
 // following byte is one operation (low two bits: push, push, pop, steal;
-// the pushed value is derived from the byte and the position; a steal byte
-// with bit 2 set is a StealBatch into a second deque, checked at the end).
+// the pushed value is derived from the byte and the position; a pop byte
+// with bit 2 set is a PopFenced; a steal byte with bit 2 set is a StealBatch
+// into a second deque, checked at the end). Pushes go through Push, which
+// takes TryPush's path until the ring is full.
 func FuzzDeque(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 2, 3, 2, 3})
 	f.Add([]byte{0x80, 0, 1, 0, 1, 0, 1, 3, 3, 3, 2, 2, 2})
@@ -20,6 +22,7 @@ func FuzzDeque(f *testing.F) {
 	f.Add([]byte{0x87, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2})
 	f.Add([]byte{0x81, 2, 3, 2, 3, 0, 3, 0, 2, 0, 0, 3, 2})
 	f.Add([]byte{0x82, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 7, 7, 2, 7, 7})
+	f.Add([]byte{0x81, 0, 6, 6, 0, 0, 6, 3, 6, 0, 0, 0, 6, 2, 6, 6})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		if len(ops) == 0 {
 			return
@@ -39,7 +42,11 @@ func FuzzDeque(f *testing.F) {
 				d.Push(v)
 				model = append(model, v)
 			case 2:
-				v, ok := d.Pop()
+				pop := d.Pop
+				if op&4 != 0 {
+					pop = d.PopFenced
+				}
+				v, ok := pop()
 				if len(model) == 0 {
 					if ok {
 						t.Fatalf("op %d: Pop on empty = (%d, true)", i, v)

@@ -38,19 +38,50 @@ type rarePaths struct {
 	stealLostCAS     atomic.Int64 // a steal returned Retry because top moved under it
 	stealBufferMoved atomic.Int64 // a steal returned Retry because the owner grew the ring under it
 	growths          atomic.Int64
+	// The same last-element race through PopFenced, which does not report
+	// its outcome; popFencedOutcome tells them apart from top afterwards.
+	fencedWonLast atomic.Int64 // PopFenced's CAS won the last element
+	fencedLost    atomic.Int64 // PopFenced returned false: a thief took the last element, before or after its fence
 }
 
 func (r *rarePaths) String() string {
-	return fmt.Sprintf("popWonLast=%d popLostLast=%d popLostRace=%d stealLostCAS=%d stealBufferMoved=%d growths=%d",
+	return fmt.Sprintf("popWonLast=%d popLostLast=%d popLostRace=%d stealLostCAS=%d stealBufferMoved=%d growths=%d fencedWonLast=%d fencedLost=%d",
 		r.popWonLast.Load(), r.popLostLast.Load(), r.popLostRace.Load(),
-		r.stealLostCAS.Load(), r.stealBufferMoved.Load(), r.growths.Load())
+		r.stealLostCAS.Load(), r.stealBufferMoved.Load(), r.growths.Load(),
+		r.fencedWonLast.Load(), r.fencedLost.Load())
 }
 
 // allSeen reports whether every rare path this test asserts has run. The
 // ring swap (stealBufferMoved) is counted here too but asserted by
 // TestStressRingSwap, which makes growths thousands of times more frequent.
 func (r *rarePaths) allSeen() bool {
-	return r.popWonLast.Load() > 0 && r.popLostLast.Load() > 0 && r.stealLostCAS.Load() > 0
+	return r.popWonLast.Load() > 0 && r.popLostLast.Load() > 0 && r.stealLostCAS.Load() > 0 &&
+		r.fencedWonLast.Load() > 0 && r.fencedLost.Load() > 0
+}
+
+// popFencedOutcome is d.PopFenced() with its outcome, read off top
+// afterwards by the owner. With b0 the bottom before the call: a pop that took
+// an element below others leaves bottom = b0-1, and top can never pass it
+// (thieves stop at bottom) until the owner pushes again; a pop that won the
+// last element by its CAS moved top to b0 itself. So top == b0 after a
+// successful PopFenced tells exactly that it went through the CAS. A failed
+// one on a deque that was not empty just before means a thief took the last
+// element meanwhile (before the fence or at the CAS: it does not say which);
+// on a deque that was empty it is popEmpty, which for PopFenced is the path
+// through the fence and a CAS that fails.
+func popFencedOutcome[T Word](d *Deque[T]) (T, popOutcome) {
+	b0 := d.bottom // the owner's own field
+	empty := atomic.LoadUint64(&d.top) == b0
+	v, ok := d.PopFenced()
+	switch {
+	case !ok && empty:
+		return v, popEmpty
+	case !ok:
+		return v, popLostLast
+	case atomic.LoadUint64(&d.top) == b0:
+		return v, popWonLast
+	}
+	return v, popTook
 }
 
 // TestStress runs one owner and N thieves (N = 1..4) on deques that start
@@ -61,8 +92,8 @@ func (r *rarePaths) allSeen() bool {
 // total count and sum).
 //
 // In full mode with GOMAXPROCS >= 2, rounds repeat until every rare path has
-// run (the owner losing the last element to a thief and winning it, a steal
-// retrying after a lost CAS), up to a bound, and the test fails if one never did. With GOMAXPROCS=1 goroutines
+// run (the owner losing the last element to a thief and winning it, through
+// Pop and through PopFenced, a steal retrying after a lost CAS), up to a bound, and the test fails if one never did. With GOMAXPROCS=1 goroutines
 // interleave only at preemption points, milliseconds apart, so windows a few
 // instructions wide are hit by chance at best: the counts are logged, not
 // asserted.
@@ -160,7 +191,22 @@ func stressRound(t *testing.T, rare *rarePaths, seed uint64, thieves int, start 
 			if burst == 1 {
 				pops = 1
 			}
+			// Half the bursts pop with PopFenced, half with Pop.
+			fenced := rng.IntN(2) == 0
 			for range pops {
+				if fenced {
+					v, o := popFencedOutcome(d)
+					switch o {
+					case popTook:
+						take(v)
+					case popWonLast:
+						take(v)
+						rare.fencedWonLast.Add(1)
+					case popLostLast:
+						rare.fencedLost.Add(1)
+					}
+					continue
+				}
 				v, o := d.pop()
 				switch o {
 				case popTook:
