@@ -138,6 +138,7 @@ func TestTaskMetricsConcurrentReaders(t *testing.T) {
 					return
 				}
 				prev = st
+				runtime.Gosched() // hand the P back to the writer with -cpu 1
 			}
 		}()
 	}
@@ -367,6 +368,7 @@ func TestStatsConcurrentReaders(t *testing.T) {
 						return
 					}
 					prev = st
+					runtime.Gosched() // leave the P to submitters and workers with -cpu 1
 				}
 			}()
 		}
