@@ -313,6 +313,11 @@ func TestCloseRacesSubmitters(t *testing.T) {
 				var accepted, rejected, ran atomic.Int64
 				var runs [submitters * each]atomic.Int32
 				start := make(chan struct{})
+				// Close waits for a first acceptance, so that a loaded
+				// machine that starts the submitters late still gives
+				// rounds where Close races them.
+				firstAccepted := make(chan struct{})
+				var once sync.Once
 				var wg sync.WaitGroup
 				for s := 0; s < submitters; s++ {
 					wg.Add(1)
@@ -337,6 +342,7 @@ func TestCloseRacesSubmitters(t *testing.T) {
 							switch {
 							case err == nil:
 								accepted.Add(1)
+								once.Do(func() { close(firstAccepted) })
 							case errors.Is(err, ErrClosed):
 								rejected.Add(1)
 								runs[id].Add(100) // marks refused
@@ -348,6 +354,7 @@ func TestCloseRacesSubmitters(t *testing.T) {
 				}
 				close(start)
 				within(t, "Close", func() {
+					<-firstAccepted
 					if err := p.Close(); err != nil {
 						t.Errorf("Close: %v", err)
 					}
