@@ -52,8 +52,7 @@ type Stats struct {
 	// TryGo, GoContext, Run, Do, DoContext, TryDo).
 
 	// Queued is the number of accepted tasks that no worker has taken
-	// yet: the length of the injection queue. (For an instant after Close
-	// began, a submission that is being refused may show here.)
+	// yet: the length of the injection queue.
 	Queued int
 	// Running is the number of accepted tasks that a worker has taken and
 	// not finished. Injected = Queued + Running + Completed in every
