@@ -269,6 +269,16 @@ func (s *Server) Counts() (ok, busy, failed uint64) {
 // the client's connection pool).
 func (s *Server) PeakInExecutor() int64 { return s.peakExec.Load() }
 
+// raiseTo sets *peak to n if n is larger, with a CAS loop that gives up as
+// soon as another handler stored a value at least as large.
+func raiseTo(peak *atomic.Int64, n int64) {
+	for old := peak.Load(); n > old; old = peak.Load() {
+		if peak.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
 // Shutdown stops accepting connections, waits for in-flight requests
 // (until ctx ends; then it closes the remaining connections), shuts the
 // executor down — which waits for every accepted task, until ctx ends —
@@ -291,9 +301,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) handleWork(w http.ResponseWriter, r *http.Request) {
 	seed := s.seq.Add(1)
 	var sum [sha256.Size]byte
-	n := s.inExec.Add(1)
-	for peak := s.peakExec.Load(); n > peak && !s.peakExec.CompareAndSwap(peak, n); peak = s.peakExec.Load() {
-	}
+	raiseTo(&s.peakExec, s.inExec.Add(1))
 	err := s.exec.Execute(r.Context(), func() { sum = s.cfg.Work(seed) })
 	s.inExec.Add(-1)
 	switch {
