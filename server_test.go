@@ -616,15 +616,18 @@ func TestServerRoomFreedAdmitsWaiters(t *testing.T) {
 	}
 }
 
-// TestServerSubmitFromTaskOverBound checks that a task of the pool that submits to
-// its own full queue is let in over the bound, never blocked (which would
-// wait for its own worker: a deadlock at once with one worker) nor refused.
+// TestServerSubmitFromTaskOverBound checks that a task of the pool that
+// submits to its own full queue with a waiting path (Go, GoContext) is let in
+// over the bound, never blocked (it would wait for its own worker: a
+// deadlock at once with one worker), and that TryGo and TryDo refuse it like
+// anyone else (WithCapacity: telling a task from another goroutine is too
+// slow for the refusal path), their tasks never running.
 func TestServerSubmitFromTaskOverBound(t *testing.T) {
 	eachServer(t, testWorkerCounts, []Option{WithCapacity(1)}, func(t *testing.T, p *Pool, workers int) {
 		g := newGate()
 		defer g.open()
 		proceed := make(chan struct{})
-		var innerRan atomic.Int64
+		var innerRan, refusedRan atomic.Int64
 		inner := func(*Worker) { innerRan.Add(1) }
 		type result struct {
 			path string
@@ -637,7 +640,9 @@ func TestServerSubmitFromTaskOverBound(t *testing.T) {
 			<-proceed
 			results <- result{"Go", p.Go(inner)}
 			results <- result{"GoContext", p.GoContext(context.Background(), inner)}
-			results <- result{"TryGo", p.TryGo(inner)}
+			results <- result{"TryGo", p.TryGo(func(*Worker) { refusedRan.Add(1) })}
+			_, err := TryDo(context.Background(), p, func(*Worker) int { refusedRan.Add(1); return 1 })
+			results <- result{"TryDo", err}
 			close(results)
 		}); err != nil {
 			t.Fatal(err)
@@ -652,8 +657,15 @@ func TestServerSubmitFromTaskOverBound(t *testing.T) {
 		close(proceed)
 		within(t, "submissions from a task over a full queue", func() {
 			for r := range results {
-				if r.err != nil {
-					t.Errorf("%s from a task of the pool with a full queue = %v, want nil (let in over the bound)", r.path, r.err)
+				switch r.path {
+				case "TryGo", "TryDo":
+					if !errors.Is(r.err, ErrQueueFull) {
+						t.Errorf("%s from a task of the pool with a full queue = %v, want ErrQueueFull", r.path, r.err)
+					}
+				default:
+					if r.err != nil {
+						t.Errorf("%s from a task of the pool with a full queue = %v, want nil (let in over the bound)", r.path, r.err)
+					}
 				}
 			}
 		})
@@ -661,8 +673,8 @@ func TestServerSubmitFromTaskOverBound(t *testing.T) {
 		if err := shutdownW(t, p, context.Background()); err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}
-		if innerRan.Load() != 3 || ran.Load() != 1 {
-			t.Errorf("%d of 3 tasks submitted from the task and %d of 1 queued ran", innerRan.Load(), ran.Load())
+		if innerRan.Load() != 2 || ran.Load() != 1 || refusedRan.Load() != 0 {
+			t.Errorf("%d of 2 tasks let in from the task, %d of 1 queued and %d refused ones ran", innerRan.Load(), ran.Load(), refusedRan.Load())
 		}
 	})
 }
