@@ -1368,3 +1368,45 @@ func TestShutdownLastTaskEndsOddly(t *testing.T) {
 		})
 	}
 }
+
+// TestServerStatsLatencyBounds checks the sampled durations against the
+// test's own clock, with bounds that causality guarantees whatever the
+// scheduling: a task held by the gate ran at least from when the test saw it
+// start to when the test opened the gate; a task queued behind it waited at
+// least from its submission's return to the opening; no duration exceeds the
+// whole run. The pause before the opening is not synchronisation: it only
+// makes the lower bounds large enough (milliseconds) to catch a duration
+// recorded in the wrong unit or from the wrong clock reading.
+func TestServerStatsLatencyBounds(t *testing.T) {
+	withPool(t, []Option{WithWorkers(1), WithLatencySampling(1)}, func(p *Pool) {
+		t0 := time.Now()
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, 1)
+		tStarted := time.Now()
+		done := make(chan struct{})
+		if err := p.Go(func(*Worker) { close(done) }); err != nil {
+			t.Fatal(err)
+		}
+		tSubmitted := time.Now()
+		time.Sleep(2 * time.Millisecond)
+		tOpen := time.Now()
+		g.open()
+		within(t, "the queued task", func() { <-done })
+		var st Stats
+		eventually(t, "both tasks counted", func() bool {
+			st = p.Stats()
+			return st.Completed == 2 && st.QueueWait.Count == 2 && st.RunTime.Count == 2
+		})
+		span := time.Since(t0)
+		if lo := tOpen.Sub(tStarted); st.RunTime.Max < lo || st.RunTime.Max > span {
+			t.Errorf("RunTime.Max = %v; the gate task ran at least %v, and the run took %v", st.RunTime.Max, lo, span)
+		}
+		if lo := tOpen.Sub(tSubmitted); st.QueueWait.Max < lo || st.QueueWait.Max > span {
+			t.Errorf("QueueWait.Max = %v; the queued task waited at least %v, and the run took %v", st.QueueWait.Max, lo, span)
+		}
+		if st.RunTime.Sum < st.RunTime.Max || st.QueueWait.Sum < st.QueueWait.Max || st.RunTime.Sum > 2*span || st.QueueWait.Sum > 2*span {
+			t.Errorf("sums out of range: QueueWait %v, RunTime %v (max %v, %v; run %v)", st.QueueWait.Sum, st.RunTime.Sum, st.QueueWait.Max, st.RunTime.Max, span)
+		}
+	})
+}
