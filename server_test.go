@@ -20,9 +20,10 @@ import (
 // TryDo, Go over a capacity), results, panics and Goexit through DoContext,
 // and Shutdown. Every test that needs a full queue builds it exactly: gate
 // tasks hold every worker (so nothing drains the queue), then the queue is
-// filled to its capacity. No test waits on a clock: a deadline in a context
-// is either already past or its expiry is the expected outcome whenever it
-// happens.
+// filled to its capacity. No test synchronises on a clock: a deadline in a
+// context is either already past or its expiry is the expected outcome
+// whenever it happens, and the one pause (TestServerStatsLatencyBounds) only
+// lengthens a duration whose bounds hold whatever its length.
 
 // serverParkings lists the parking backends the server API is checked on:
 // each real backend once (ParkingAuto resolves to one of them).
@@ -541,9 +542,10 @@ func TestGoContextCancelledWaitingForRoom(t *testing.T) {
 	})
 }
 
-// TestServerRoomFreedAdmitsWaiters checks that submitters waiting for room on every
-// waiting path (Go, GoContext, DoContext, Run, Do) are all admitted once the
-// workers drain the queue: none lost, none run twice, every result right.
+// TestServerRoomFreedAdmitsWaiters checks that submitters waiting for room
+// on every waiting path (Go, GoContext, DoContext, Run, Do) are all admitted
+// once the workers drain the queue: none lost, none run twice, every result
+// right.
 func TestServerRoomFreedAdmitsWaiters(t *testing.T) {
 	for _, capacity := range []int{1, 3} {
 		t.Run(fmt.Sprintf("capacity=%d", capacity), func(t *testing.T) {
