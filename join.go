@@ -64,7 +64,19 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 		}
 	}()
 	ra = fa(w, a)
-	if r, ok := w.deque.PopFenced(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+	// Take b back: normally it is the newest job of the deque. A pool of
+	// one worker has no thieves (a worker is never its own victim, and
+	// other pools never steal from this one), so its worker pops without
+	// the fence and the CAS that only a race with a thief needs
+	// (PopUnshared); otherwise PopFenced is the full Chase-Lev pop without
+	// Pop's first look, since the deque is rarely empty here. Both inline.
+	var r jobRef
+	if w.alone {
+		r, ok = w.deque.PopUnshared()
+	} else {
+		r, ok = w.deque.PopFenced()
+	}
+	if (ok && r == ref) || w.reclaim(ok, r, ref) {
 		w.depth = d + joinDepthInline
 		rb = fb(w, b)
 		w.depth = d
@@ -107,7 +119,19 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		}
 	}()
 	ra = a(w)
-	if r, ok := w.deque.PopFenced(); (ok && r == ref) || w.reclaim(ok, r, ref) {
+	// Take b back: normally it is the newest job of the deque. A pool of
+	// one worker has no thieves (a worker is never its own victim, and
+	// other pools never steal from this one), so its worker pops without
+	// the fence and the CAS that only a race with a thief needs
+	// (PopUnshared); otherwise PopFenced is the full Chase-Lev pop without
+	// Pop's first look, since the deque is rarely empty here. Both inline.
+	var r jobRef
+	if w.alone {
+		r, ok = w.deque.PopUnshared()
+	} else {
+		r, ok = w.deque.PopFenced()
+	}
+	if (ok && r == ref) || w.reclaim(ok, r, ref) {
 		w.depth = d + joinDepthInline
 		rb = b(w)
 		w.depth = d

@@ -209,6 +209,25 @@ func (d *Deque[T]) PopFenced() (v T, ok bool) {
 	return v, ok
 }
 
+// PopUnshared is Pop for a deque that no other goroutine steals from while
+// it runs: no Steal or StealBatch on it may be concurrent with the call (the
+// pool uses it when it has a single worker, whose deque has no thieves). It
+// is the sequential pop: no fence and no CAS, so it costs a few loads and one
+// store, and it is small enough to be inlined. Owner only. Len and IsEmpty
+// may still run concurrently (bottom is stored as in Pop). Called while a
+// thief may steal, it breaks the deque: an element can be taken twice.
+func (d *Deque[T]) PopUnshared() (v T, ok bool) {
+	b := d.bottom
+	if int64(b-atomic.LoadUint64(&d.top)) <= 0 {
+		return v, false
+	}
+	b--
+	// No thief can be between top and b: the element is ours, and the
+	// deque is empty again if b == top (bottom == top).
+	storeRelease(&d.bottom, b)
+	return T(d.slots[b&d.mask]), true
+}
+
 // popOutcome says how a pop ended; the tests count the rare ones.
 type popOutcome uint8
 

@@ -175,3 +175,43 @@ func TestFastPathsDoNotAllocate(t *testing.T) {
 		t.Errorf("the ring grew to %d holding at most 32 elements", c)
 	}
 }
+
+// PopUnshared is the sequential pop: LIFO, false on empty, the last element
+// taken by lowering bottom to top (no CAS), and the deque consistent for Pop
+// and Steal afterwards, across the 2^64 wrap.
+func TestPopUnsharedSequential(t *testing.T) {
+	for _, start := range []uint64{0, math.MaxUint64 - 1} {
+		d := newAt[uint64](2, start)
+		if v, ok := d.PopUnshared(); ok {
+			t.Fatalf("start %#x: PopUnshared on a new deque = (%d, true)", start, v)
+		}
+		for i := uint64(1); i <= 5; i++ {
+			d.Push(i)
+		}
+		if v, st := d.Steal(); st != Success || v != 1 {
+			t.Fatalf("start %#x: Steal = (%d, %v), want (1, Success)", start, v, st)
+		}
+		for want := uint64(5); want >= 2; want-- {
+			if v, ok := d.PopUnshared(); !ok || v != want {
+				t.Fatalf("start %#x: PopUnshared = (%d, %v), want (%d, true)", start, v, ok, want)
+			}
+		}
+		if d.top != start+1 || d.bottom != d.top {
+			t.Errorf("start %#x: drained by PopUnshared: top %#x bottom %#x, want both %#x", start, d.top, d.bottom, start+1)
+		}
+		if v, ok := d.PopUnshared(); ok {
+			t.Fatalf("start %#x: PopUnshared on a drained deque = (%d, true)", start, v)
+		}
+		d.Push(7)
+		d.Push(8)
+		if v, ok := d.Pop(); !ok || v != 8 {
+			t.Errorf("start %#x: Pop after PopUnshared = (%d, %v), want (8, true)", start, v, ok)
+		}
+		if v, st := d.Steal(); st != Success || v != 7 {
+			t.Errorf("start %#x: Steal after PopUnshared = (%d, %v), want (7, Success)", start, v, st)
+		}
+		if !d.IsEmpty() {
+			t.Errorf("start %#x: Len %d at the end", start, d.Len())
+		}
+	}
+}

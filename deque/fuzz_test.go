@@ -12,7 +12,8 @@ import (
 // growth is exercised) and whether the indexes start just below 2^64; each
 // following byte is one operation (low two bits: push, push, pop, steal;
 // the pushed value is derived from the byte and the position; a pop byte
-// with bit 2 set is a PopFenced; a steal byte with bit 2 set is a StealBatch
+// with bit 2 set is a PopFenced, with bit 3 set (and not bit 2) a
+// PopUnshared; a steal byte with bit 2 set is a StealBatch
 // into a second deque, checked at the end). Pushes go through Push, which
 // takes TryPush's path until the ring is full.
 func FuzzDeque(f *testing.F) {
@@ -23,6 +24,7 @@ func FuzzDeque(f *testing.F) {
 	f.Add([]byte{0x81, 2, 3, 2, 3, 0, 3, 0, 2, 0, 0, 3, 2})
 	f.Add([]byte{0x82, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 7, 7, 2, 7, 7})
 	f.Add([]byte{0x81, 0, 6, 6, 0, 0, 6, 3, 6, 0, 0, 0, 6, 2, 6, 6})
+	f.Add([]byte{0x83, 0, 10, 10, 0, 0, 10, 3, 10, 0, 0, 0, 6, 10, 2, 10})
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		if len(ops) == 0 {
 			return
@@ -43,8 +45,11 @@ func FuzzDeque(f *testing.F) {
 				model = append(model, v)
 			case 2:
 				pop := d.Pop
-				if op&4 != 0 {
+				switch op & 12 {
+				case 4:
 					pop = d.PopFenced
+				case 8:
+					pop = d.PopUnshared // valid: this test has no thieves
 				}
 				v, ok := pop()
 				if len(model) == 0 {

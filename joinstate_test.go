@@ -1,0 +1,140 @@
+package blitz
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestJoinRestoresDepth pins the depth protocol of join.go: whatever way a
+// join ends (normally, a half panicking inline or stolen, caught by the
+// task), the worker's depth is the one it had before, so the next join uses
+// the same frame, and the second half ran.
+func TestJoinRestoresDepth(t *testing.T) {
+	errA, errB := errors.New("a"), errors.New("b")
+	nop := func() {}
+	cases := []struct {
+		name   string
+		stolen bool
+		fa, fb func()
+		want   error
+	}{
+		{"normal/inline", false, nop, nop, nil},
+		{"a/inline", false, panicWith(errA), nop, errA},
+		{"b/inline", false, nop, panicWith(errB), errB},
+		{"normal/stolen", true, nop, nop, nil},
+		{"a/stolen", true, panicWith(errA), nop, errA},
+		{"b/stolen", true, nop, panicWith(errB), errB},
+	}
+	for _, workers := range []int{1, 2} {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			for _, c := range cases {
+				if c.stolen && workers == 1 {
+					continue
+				}
+				var ranB atomic.Bool
+				doW(t, p, func(w *Worker) int {
+					// Nest inside a join of our own, so the depth under
+					// test is not 0.
+					w.Join(func(w *Worker) {
+						before := w.depth
+						v := catchPanic(func() {
+							fa := func(*Worker) { c.fa() }
+							fb := func(*Worker) { ranB.Store(true); c.fb() }
+							if c.stolen {
+								stolenPair(w, fa, fb)
+							} else {
+								w.Join(fa, fb)
+							}
+						})
+						if c.want == nil && v != nil || c.want != nil && !errors.Is(asError(v), c.want) {
+							t.Errorf("workers=%d %s: recovered %v, want %v", workers, c.name, v, c.want)
+						}
+						if w.depth != before || before == 0 {
+							t.Errorf("workers=%d %s: depth %d after the join, %d before (want equal, > 0)", workers, c.name, w.depth, before)
+						}
+					}, func(*Worker) {})
+					return 0
+				})
+				if !ranB.Load() {
+					t.Errorf("workers=%d %s: b did not run", workers, c.name)
+				}
+			}
+		})
+	}
+}
+
+func asError(v any) error {
+	err, _ := v.(error)
+	return err
+}
+
+// TestJoinGoexitWhileAwaitingStolenHalf drives the joinDepthAwait case of
+// unwindJoin: the joiner's second half is stolen and still running, the
+// joiner helps meanwhile, and the job it runs calls runtime.Goexit, which
+// unwinds the joiner's wait. The join must still wait for the thief before
+// the Goexit goes on (the thief writes into the frame until its Set), and
+// the pool must keep working.
+func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		var (
+			joiner, helper atomic.Int64 // worker indexes
+			bDone          atomic.Bool
+			bStarted       = make(chan struct{})
+			helping        = make(chan struct{}) // the Goexit task started
+			release        = make(chan struct{}) // lets the stolen half finish
+			callerEnd      = make(chan bool, 1)  // b was done when the caller ended
+		)
+		goexitTask := func(w *Worker) {
+			helper.Store(int64(w.Index()))
+			close(helping)
+			runtime.Goexit()
+		}
+		go func() {
+			defer func() { callerEnd <- bDone.Load() }() // runs on Goexit too
+			Do(p, func(w *Worker) int {
+				joiner.Store(int64(w.Index()))
+				w.Join(func(*Worker) {
+					<-bStarted // b is running on the other worker: it was stolen
+					if err := p.Go(goexitTask); err != nil {
+						t.Errorf("Go: %v", err)
+					}
+				}, func(*Worker) {
+					close(bStarted)
+					<-release
+					bDone.Store(true)
+				})
+				return 0
+			})
+		}()
+		select {
+		case <-helping:
+		case <-time.After(watchdogTimeout):
+			t.Fatalf("the Goexit task never ran\n%s", dumpAll())
+		}
+		// The thief is blocked until release, so only the joiner can have
+		// run the task, and its join cannot have finished.
+		if h, j := helper.Load(), joiner.Load(); h != j {
+			t.Errorf("the Goexit task ran on worker %d, the joiner is %d", h, j)
+		}
+		select {
+		case <-callerEnd:
+			t.Error("the joiner's caller ended while the stolen half was still running")
+		default:
+		}
+		close(release)
+		select {
+		case done := <-callerEnd:
+			if !done {
+				t.Error("the joiner's caller ended before the stolen half finished")
+			}
+		case <-time.After(watchdogTimeout):
+			t.Fatalf("the joiner never finished after the stolen half was released\n%s", dumpAll())
+		}
+		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 15) }); got != seqFib(15) {
+			t.Errorf("fib after Goexit = %d", got)
+		}
+	})
+}
