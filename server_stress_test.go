@@ -85,15 +85,18 @@ func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task fun
 // submitter got nil ran exactly once, and before Close returned; one refused
 // with ErrClosed, ErrQueueFull, or a context error before it was accepted
 // never ran; one whose DoContext gave up on it ran at most once; so ran +
-// refused == submitted, and nothing runs after Close returned. The rare path
-// it must reach is a submission refused because the pool had closed (with
-// others of the same round accepted).
+// refused == submitted, and nothing runs after Close returned. Some tasks
+// submit a follow-up with Go from inside the pool (let in over a full
+// queue): accepted, it runs exactly once before Close returns; refused, it
+// got ErrClosed and never runs. The rare path it must reach is a submission
+// refused because the pool had closed (with others of the same round
+// accepted).
 func TestServerSubmitRacesShutdown(t *testing.T) {
 	rounds, submitters, each := 3, 8, 150
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 35
 	}
-	var closedRounds, closedRefusals, fullRefusals, ctxRefusals, abandoned, abandonedRan atomic.Int64
+	var c stressCounts
 	for _, k := range serverParkings() {
 		for _, workers := range testWorkerCounts {
 			for _, capacity := range []int{0, 2} {
@@ -101,16 +104,18 @@ func TestServerSubmitRacesShutdown(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					for r := 0; r < rounds; r++ {
 						withPool(t, []Option{WithParking(k), WithWorkers(workers), WithCapacity(capacity)}, func(p *Pool) {
-							stressRound(t, p, r, submitters, each, &closedRounds, &closedRefusals, &fullRefusals, &ctxRefusals, &abandoned, &abandonedRan)
+							stressRound(t, p, r, submitters, each, &c)
 						})
 					}
 				})
 			}
 		}
 	}
-	t.Logf("rounds with accepted and closed-refused tasks: %d; refusals: %d closed, %d full, %d context; %d given up by DoContext/TryDo, %d of them ran",
-		closedRounds.Load(), closedRefusals.Load(), fullRefusals.Load(), ctxRefusals.Load(), abandoned.Load(), abandonedRan.Load())
-	if closedRounds.Load() == 0 {
+	t.Logf("rounds with accepted and closed-refused tasks: %d; refusals: %d closed, %d full, %d context; "+
+		"%d given up by DoContext/TryDo, %d of them ran; follow-ups from tasks: %d accepted, %d refused",
+		c.closedRounds.Load(), c.closedRefusals.Load(), c.fullRefusals.Load(), c.ctxRefusals.Load(),
+		c.abandoned.Load(), c.abandonedRan.Load(), c.children.Load(), c.childrenRefused.Load())
+	if c.closedRounds.Load() == 0 {
 		if testing.Short() {
 			t.Log("no round had a submission refused after Close began (-short)")
 		} else {
@@ -119,12 +124,22 @@ func TestServerSubmitRacesShutdown(t *testing.T) {
 	}
 }
 
+// stressCounts are TestServerSubmitRacesShutdown's tallies over all rounds.
+type stressCounts struct {
+	closedRounds                              atomic.Int64 // rounds with tasks accepted and tasks refused for Close
+	closedRefusals, fullRefusals, ctxRefusals atomic.Int64
+	abandoned, abandonedRan                   atomic.Int64 // given up by DoContext/TryDo; those that ran anyway
+	children, childrenRefused                 atomic.Int64 // follow-ups submitted from tasks
+}
+
 // stressRound is one round of TestServerSubmitRacesShutdown on pool p.
-func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRounds, closedRefusals, fullRefusals, ctxRefusals, abandoned, abandonedRanTotal *atomic.Int64) {
+func stressRound(t *testing.T, p *Pool, round, submitters, each int, c *stressCounts) {
 	total := submitters * each
 	runs := make([]atomic.Int32, total)
 	outcomes := make([]atomic.Int32, total)
-	var ran atomic.Int64
+	childRuns := make([]atomic.Int32, total)     // follow-ups submitted by task id
+	childOutcomes := make([]atomic.Int32, total) // outNone: the task submitted none
+	var ran atomic.Int64                         // tasks and follow-ups
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -146,6 +161,19 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 					fibArgs(w, 4)
 					runs[id].Add(1)
 					ran.Add(1)
+					if id%5 == 0 {
+						// A follow-up submitted from the task: let in
+						// over a full queue, refused once Close began.
+						err := p.Go(func(*Worker) { childRuns[id].Add(1); ran.Add(1) })
+						switch {
+						case err == nil:
+							childOutcomes[id].Store(outAccepted)
+						case errors.Is(err, ErrClosed):
+							childOutcomes[id].Store(outClosed)
+						default:
+							t.Errorf("Go from a task: %v", err)
+						}
+					}
 				}
 				outcomes[id].Store(submitOne(t, p, ctx, path, task))
 			}
@@ -190,7 +218,22 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 	close(stopStats)
 	within(t, "the Stats reader", func() { <-snapshots })
 
-	var accepted, refused, abandonedRan, closedHere, fullHere int64
+	var accepted, refused, abandonedRan, closedHere, fullHere, children int64
+	for id := 0; id < total; id++ {
+		switch cr, co := childRuns[id].Load(), childOutcomes[id].Load(); {
+		case co == outAccepted && cr != 1:
+			t.Errorf("the follow-up of task %d was accepted and ran %d times", id, cr)
+		case co == outClosed && cr != 0:
+			t.Errorf("the follow-up of task %d was refused and ran %d times", id, cr)
+		case co == outNone && cr != 0:
+			t.Errorf("task %d submitted no follow-up, yet one ran %d times", id, cr)
+		case co == outAccepted:
+			children++
+		case co == outClosed:
+			closedHere++
+			c.childrenRefused.Add(1)
+		}
+	}
 	for id := 0; id < total; id++ {
 		r, o := runs[id].Load(), outcomes[id].Load()
 		switch {
@@ -202,7 +245,7 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 				t.Errorf("task %d was accepted and ran %d times", id, r)
 			}
 		case o == outAbandoned:
-			abandoned.Add(1)
+			c.abandoned.Add(1)
 			abandonedRan += int64(r)
 		case o == outClosed || o == outFull || o == outCtx:
 			refused++
@@ -215,14 +258,15 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 			case outFull:
 				fullHere++
 			case outCtx:
-				ctxRefusals.Add(1)
+				c.ctxRefusals.Add(1)
 			}
 		default:
 			t.Errorf("task %d has no outcome (%d)", id, o)
 		}
 	}
-	closedRefusals.Add(closedHere)
-	fullRefusals.Add(fullHere)
+	c.closedRefusals.Add(closedHere)
+	c.fullRefusals.Add(fullHere)
+	c.children.Add(children)
 	// After Close: the gauges are empty, everything accepted completed,
 	// and Rejected counts exactly the ErrQueueFull answers.
 	st := p.Stats()
@@ -230,18 +274,19 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, closedRound
 		t.Errorf("Stats after Close: %d queued, %d running, %d of %d completed, %d rejected (%d ErrQueueFull answers)",
 			st.Queued, st.Running, st.Completed, st.Injected, st.Rejected, fullHere)
 	}
-	if st.Injected < uint64(accepted) || st.Injected > uint64(accepted)+uint64(abandonedHere(outcomes)) {
-		t.Errorf("Stats.Injected %d after Close; %d tasks accepted and %d given up", st.Injected, accepted, abandonedHere(outcomes))
+	if lo := uint64(accepted + children); st.Injected < lo || st.Injected > lo+uint64(abandonedHere(outcomes)) {
+		t.Errorf("Stats.Injected %d after Close; %d tasks and %d follow-ups accepted, %d given up", st.Injected, accepted, children, abandonedHere(outcomes))
 	}
-	abandonedRanTotal.Add(abandonedRan)
+	c.abandonedRan.Add(abandonedRan)
 	if closedHere > 0 && accepted > 0 {
-		closedRounds.Add(1)
+		c.closedRounds.Add(1)
 	}
-	if got := ran.Load(); got != accepted+abandonedRan || got != ranAtClose {
-		t.Errorf("ran %d (%d by the time Close returned), accepted %d + abandoned that ran %d", got, ranAtClose, accepted, abandonedRan)
+	if got := ran.Load(); got != accepted+abandonedRan+children || got != ranAtClose {
+		t.Errorf("ran %d (%d by the time Close returned); accepted %d + abandoned that ran %d + follow-ups %d",
+			got, ranAtClose, accepted, abandonedRan, children)
 	}
-	if ran.Load()+refused+int64(outcomesAbandonedNotRun(runs, outcomes)) != int64(total) {
-		t.Errorf("ran %d + refused %d + abandoned unrun != submitted %d", ran.Load(), refused, total)
+	if ran.Load()-children+refused+int64(outcomesAbandonedNotRun(runs, outcomes)) != int64(total) {
+		t.Errorf("ran %d - follow-ups %d + refused %d + abandoned unrun != submitted %d", ran.Load(), children, refused, total)
 	}
 }
 
