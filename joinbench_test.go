@@ -1,0 +1,72 @@
+package blitz
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkJoinThreadCPU is fib(n) with a join at every level on a pool of
+// one worker, like BenchmarkFib/form=args/workers=1, but it also reports the
+// CPU time of the worker's own thread per join ("cpu-ns/join", from
+// getrusage(RUSAGE_THREAD); the worker is locked to its thread by the futex
+// backend). On a shared machine the wall-clock figure includes the time the
+// thread spent preempted by other processes; the thread's CPU time does not,
+// so this one is the figure to compare across runs when the machine is busy.
+// Linux only: elsewhere only ns/join is reported.
+func BenchmarkJoinThreadCPU(b *testing.B) {
+	const n = 27
+	b.Run(fmt.Sprintf("n=%d/form=args/workers=1", n), func(b *testing.B) {
+		p, err := New(WithWorkers(1), WithParking(ParkingFutex))
+		if err != nil {
+			b.Skip(err) // no futex backend: the worker is not locked to a thread
+		}
+		defer p.Close()
+		b.ReportAllocs()
+		var cpu int64
+		ok := true
+		Do(p, func(w *Worker) int {
+			fibArgs(w, n) // warm up: frames, deques, stacks
+			t0, ok0 := threadCPU()
+			for b.Loop() {
+				sink = fibArgs(w, n)
+			}
+			t1, ok1 := threadCPU()
+			cpu, ok = t1-t0, ok0 && ok1
+			return 0
+		})
+		joins := float64(b.N) * float64(fibJoins(n))
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/joins, "ns/join")
+		if ok {
+			b.ReportMetric(float64(cpu)/joins, "cpu-ns/join")
+		}
+	})
+}
+
+// BenchmarkFibGeneralPath is BenchmarkFib/form=args/workers=1 with the pool's
+// one-worker shortcuts turned off: the worker takes the path of a worker
+// with thieves (the sleep protocol told of every push, and the Chase-Lev pop
+// with its fence) although it has none. It is the 1-worker baseline of the
+// general path, for the 1->2 worker speedup of that path; BenchmarkFib's
+// workers=1 row is the one-worker pool as users get it.
+func BenchmarkFibGeneralPath(b *testing.B) {
+	const n = 32
+	b.Run(fmt.Sprintf("n=%d/form=args/workers=1", n), func(b *testing.B) {
+		p, err := New(WithWorkers(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		// Before the first job: the worker reads alone only inside jobs,
+		// which it receives through the injector (happens-after this).
+		p.workers[0].alone = false
+		b.ReportAllocs()
+		Do(p, func(w *Worker) int {
+			fibArgs(w, n)
+			for b.Loop() {
+				sink = fibArgs(w, n)
+			}
+			return 0
+		})
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(fibJoins(n)), "ns/join")
+	})
+}
