@@ -112,6 +112,11 @@
 // (channel); with a single thief the mutex-guarded slice is faster (102 vs
 // 163 ns). No case allocates in steady state.
 //
+// With the owner's fast paths (bench/results/join-fastpath-amd64.txt, same
+// method): Push+Pop of the only element 15.0 ns (was 20.6), with an element
+// underneath 8.3 ns (was 12.2), Push+Steal 14.7 ns (was 18.4); TryPush plus
+// PopFenced, the pool's join pair, 11.7 ns for the only element.
+//
 // # The last-element race
 //
 // When one element is left, both the owner (O3) and a thief (S7) may try to
