@@ -43,7 +43,7 @@ type Worker struct {
 
 	// Owner-only fields: written and read by the worker goroutine alone
 	// (the goroutine that currently runs this worker).
-	depth    uint32   // join depth: frames[0:depth] are in use
+	depth    uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
 	rng      uint64   // xorshift64* state for random victims
 	waitKind waitKind // what the innermost waitUntil waits for
 
@@ -114,7 +114,9 @@ func (w *Worker) push(r jobRef) {
 		return
 	}
 	wasEmpty := w.deque.IsEmpty()
-	w.deque.Push(r)
+	if !w.deque.TryPush(r) {
+		w.deque.Push(r)
+	}
 	w.pool.sleep.NewInternalJobs(1, wasEmpty)
 }
 
@@ -122,16 +124,8 @@ func (w *Worker) push(r jobRef) {
 // cache-warmest job), then the other workers' deques (FIFO steals, the
 // oldest and usually largest jobs), then the injector.
 func (w *Worker) findWork() (work, bool) {
-	// Pop pays a full fence even on an empty deque (Chase-Lev's owner
-	// side must publish its bottom before reading top). The owner's Len is
-	// exact on the side that matters: bottom is the owner's own, and a
-	// stale top only overstates the length, so 0 means empty and a worker
-	// serving submitted tasks, whose deque is usually empty, skips the
-	// fence.
-	if !w.deque.IsEmpty() {
-		if r, ok := w.deque.Pop(); ok {
-			return work{ref: r}, true
-		}
+	if r, ok := w.deque.Pop(); ok { // Pop skips the fence on an empty deque
+		return work{ref: r}, true
 	}
 	if r, ok := w.steal(); ok {
 		return work{ref: r}, true

@@ -263,6 +263,12 @@ func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
 // queueWasEmpty says whether the deque was empty before. Needs no fence: an
 // internal job missed by a worker going to sleep is still run by its poster.
 func (s *Sleep) NewInternalJobs(n int, queueWasEmpty bool) {
+	// The common case in one load and no call: the JEC is already odd
+	// (work posted since the last sleepy announcement, so P3 would not
+	// increment it) and nobody sleeps (P4 would wake nobody).
+	if c := s.counters.load(); jecIsActive(c.jec()) && c.sleepingThreads() == 0 {
+		return
+	}
 	s.newJobs(n, queueWasEmpty, nil)
 }
 
