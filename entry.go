@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -24,7 +25,7 @@ func (p *Pool) Go(fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: Go with a nil function")
 	}
-	return p.submit(nil, goJob(fn), true)
+	return p.submit(context.Background(), goJob(fn), true)
 }
 
 // goJob is a submitted fire-and-forget task. A func is pointer-shaped, so
@@ -103,7 +104,7 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 		panic("blitz: Do with a nil function")
 	}
 	j := &callJob[T]{fn: fn, done: make(chan struct{})}
-	if err := p.submit(nil, j, true); err != nil {
+	if err := p.submit(context.Background(), j, true); err != nil {
 		panic(fmt.Errorf("blitz: Do: %w", err))
 	}
 	<-j.done
@@ -135,7 +136,7 @@ func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
 		return callInline(w, fn)
 	}
 	j := &callJob[T]{fn: fn, waiter: w}
-	if err := p.submit(nil, j, true); err != nil {
+	if err := p.submit(context.Background(), j, true); err != nil {
 		panic(fmt.Errorf("blitz: DoFrom: %w", err))
 	}
 	w.waitUntil(&j.latch, waitCall)

@@ -196,7 +196,7 @@ func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) + 1 }
 
 // submit accepts a task from any goroutine. With a full bounded queue it
 // refuses with ErrQueueFull (wait false) or waits for room until ctx ends
-// (wait true; a nil ctx waits for good). It refuses with ErrClosed once
+// (wait true). It refuses with ErrClosed once
 // Close has begun.
 func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
 	pos, b, r := p.inj.tryClaim()
@@ -233,10 +233,7 @@ func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, e
 		pos, b, r := p.inj.claim()
 		return pos, b, r, nil
 	}
-	var done <-chan struct{}
-	if ctx != nil {
-		done = ctx.Done()
-	}
+	done := ctx.Done()
 	for {
 		ch := p.inj.room.register()
 		pos, b, r := p.inj.tryClaim()

@@ -40,7 +40,7 @@ func (p *Pool) TryGo(fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: TryGo with a nil function")
 	}
-	return p.submit(nil, goJob(fn), false)
+	return p.submit(context.Background(), goJob(fn), false)
 }
 
 // GoContext submits fn like Go, waiting for room in a full queue until ctx
