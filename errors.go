@@ -1,6 +1,9 @@
 package blitz
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrClosed is returned (or, for the functions that return no error, panicked
 // with, wrapped) when work is submitted to a pool after Close has begun.
@@ -13,3 +16,29 @@ var ErrClosed = errors.New("blitz: pool is closed")
 // left open instead. To shut a pool down from one of its own tasks, call Close
 // from a new goroutine (go p.Close()).
 var ErrCloseInTask = errors.New("blitz: Close called from a task of the same pool")
+
+// ErrQueueFull is returned by TryGo and TryDo when the pool has a capacity
+// (WithCapacity) and that many tasks are already queued.
+var ErrQueueFull = errors.New("blitz: queue is full")
+
+// ErrPanic matches (errors.Is) every *PanicError: DoContext and TryDo return
+// one when the task panicked.
+var ErrPanic = errors.New("blitz: task panicked")
+
+// ErrGoexit is returned by DoContext and TryDo when the task called
+// runtime.Goexit.
+var ErrGoexit = errors.New("blitz: task called runtime.Goexit")
+
+// ShutdownError is returned by Shutdown when its context ended before the
+// pool drained. The pool keeps draining: every accepted task still runs.
+type ShutdownError struct {
+	Queued  int   // tasks accepted and not yet started
+	Running int   // tasks started and not yet finished
+	Err     error // the context's error
+}
+
+func (e *ShutdownError) Error() string {
+	return fmt.Sprintf("blitz: shutdown: %v with %d tasks queued and %d running", e.Err, e.Queued, e.Running)
+}
+
+func (e *ShutdownError) Unwrap() error { return e.Err }

@@ -23,7 +23,7 @@ import (
 //     ready takes it with a CAS of head from h to h+1. A slot that is not
 //     ready yet (its producer claimed it but has not written it) reads as
 //     empty: that producer has not yet told the sleep protocol about its
-//     task either, and will do so after the write (Pool.inject), so a
+//     task either, and will do so after the write (Pool.submit), so a
 //     worker that goes to sleep on this answer is woken.
 //
 // Positions make the queue FIFO in claim order and ABA-free (they never
@@ -57,7 +57,7 @@ type injector struct {
 	// CompareAndSwap after seeing the slot ready. headBlock has start <=
 	// head; loaded before head, moved forward by consumers with
 	// CompareAndSwap. Both sync/atomic, sequentially consistent: the
-	// head CAS precedes the load of waiters.n (roomWaiters).
+	// head CAS precedes the load of room.n (roomWaiters).
 	head      atomic.Uint64
 	headBlock atomic.Pointer[injBlock]
 
@@ -99,7 +99,7 @@ func (q *injector) init(capacity int) {
 	q.capacity = uint64(capacity)
 }
 
-// Outcomes of tryClaim.
+// Outcomes of a claim.
 type claimResult uint8
 
 const (
@@ -211,7 +211,7 @@ func (q *injector) pop() (j task, enq int64, ok bool) {
 		if q.capacity != 0 && q.room.n.Load() != 0 {
 			// The head CAS (sequentially consistent) precedes this
 			// load; a waiter registers (n.Add) before re-checking for
-			// room. One of the two sees the other (room.go).
+			// room. One of the two sees the other (roomWaiters).
 			q.room.wakeOne()
 		}
 		return j, enq, true

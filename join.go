@@ -96,6 +96,11 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 // It is JoinArgs for closures: convenient, but a closure that captures
 // variables usually costs a heap allocation to create. See JoinArgs for the
 // panic and Goexit rules.
+//
+// Its body repeats JoinArgs' rather than calling JoinArgs with a generic
+// adapter (callFunc[R](w, f) = f(w)) and the closures as arguments: measured,
+// that form made three allocations per join instead of one and cost 73 ns
+// per join instead of 27 (fib(30), one worker).
 func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA, rb RB) {
 	if a == nil || b == nil {
 		panic("blitz: Join with a nil function")
@@ -119,12 +124,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		}
 	}()
 	ra = a(w)
-	// Take b back: normally it is the newest job of the deque. A pool of
-	// one worker has no thieves (a worker is never its own victim, and
-	// other pools never steal from this one), so its worker pops without
-	// the fence and the CAS that only a race with a thief needs
-	// (PopUnshared); otherwise PopFenced is the full Chase-Lev pop without
-	// Pop's first look, since the deque is rarely empty here. Both inline.
+	// Take b back, as in JoinArgs.
 	var r jobRef
 	if w.alone {
 		r, ok = w.deque.PopUnshared()

@@ -109,7 +109,9 @@ func WithCapacity(n int) Option {
 }
 
 // WithLatencySampling sets how often a submitted task's queue wait and run
-// time are measured for the Stats histograms: one task in every n. Reading
+// time are measured for the Stats histograms: one task in every n, with n
+// rounded up to a power of two (the test is a mask of the task's queue
+// position). Reading
 // the clock costs about 25 ns on a typical Linux VM, three readings per timed
 // task, so the default (DefaultLatencySampling) keeps the average cost near
 // 5 ns per task. n = 1 times every task; n must not be negative; 0 keeps the

@@ -196,8 +196,7 @@ func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) + 1 }
 
 // submit accepts a task from any goroutine. With a full bounded queue it
 // refuses with ErrQueueFull (wait false) or waits for room until ctx ends
-// (wait true). It refuses with ErrClosed once
-// Close has begun.
+// (wait true). It refuses with ErrClosed once Close has begun.
 func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
 	pos, b, r := p.inj.tryClaim()
 	if r == claimFull {

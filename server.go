@@ -2,35 +2,8 @@ package blitz
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
-
-// ErrQueueFull is returned by TryGo and TryDo when the pool has a capacity
-// (WithCapacity) and that many tasks are already queued.
-var ErrQueueFull = errors.New("blitz: queue is full")
-
-// ErrPanic matches (errors.Is) every *PanicError: DoContext and TryDo return
-// one when the task panicked.
-var ErrPanic = errors.New("blitz: task panicked")
-
-// ErrGoexit is returned by DoContext and TryDo when the task called
-// runtime.Goexit.
-var ErrGoexit = errors.New("blitz: task called runtime.Goexit")
-
-// ShutdownError is returned by Shutdown when its context ended before the
-// pool drained. The pool keeps draining: every accepted task still runs.
-type ShutdownError struct {
-	Queued  int   // tasks accepted and not yet started
-	Running int   // tasks started and not yet finished
-	Err     error // the context's error
-}
-
-func (e *ShutdownError) Error() string {
-	return fmt.Sprintf("blitz: shutdown: %v with %d tasks queued and %d running", e.Err, e.Queued, e.Running)
-}
-
-func (e *ShutdownError) Unwrap() error { return e.Err }
 
 // TryGo submits fn like Go but never blocks: when the pool has a capacity
 // (WithCapacity) and the queue is full it returns ErrQueueFull at once, fn
