@@ -356,9 +356,9 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 			return nil
 		default:
 		}
-		q := p.inj.len()
-		run := int64(p.inj.accepted()) - int64(p.completed()) - int64(q)
-		return &ShutdownError{Queued: q, Running: int(max(run, 0)), Err: ctx.Err()}
+		var st Stats
+		p.queueStats(&st) // the same consistent reading as Stats
+		return &ShutdownError{Queued: st.Queued, Running: st.Running, Err: ctx.Err()}
 	}
 }
 
