@@ -32,28 +32,21 @@ func (p *Pool) Go(fn func(w *Worker)) error {
 // converting it to a task interface allocates nothing.
 type goJob func(*Worker)
 
-func (g goJob) runTask(w *Worker) (panicked bool) {
-	ok := false
-	defer func() {
-		if !ok {
-			if v := recover(); v != nil {
-				panicked = true
-				pe := newPanicError(v)
-				if h := w.pool.panicHandler; h != nil {
-					callHandler(h, pe)
-				} else {
-					// Crash as an unrecovered panic in a goroutine of its
-					// own would, with the task's stack in the report;
-					// re-panicking here instead would unwind into joins
-					// this worker was helping and be caught by them.
-					go crash(pe)
-				}
-			}
-		}
-	}()
-	g(w)
-	ok = true
-	return false
+func (g goJob) run(w *Worker) { g(w) }
+
+// finish hands a panic to the panic handler, or crashes the program as an
+// unrecovered panic in a goroutine of its own would, with the task's stack
+// in the report (re-panicking here instead would unwind into joins this
+// worker was helping and be caught by them). A Goexit needs nothing.
+func (g goJob) finish(w *Worker, pe *PanicError, _ bool) {
+	if pe == nil {
+		return
+	}
+	if h := w.pool.panicHandler; h != nil {
+		callHandler(h, pe)
+	} else {
+		go crash(pe)
+	}
 }
 
 // callHandler gives a task's panic to the handler. A panic in the handler
@@ -182,34 +175,32 @@ const (
 	callWithdrawn
 )
 
-func (j *callJob[T]) runTask(w *Worker) (panicked bool) {
+func (j *callJob[T]) run(w *Worker) {
 	if !j.state.CompareAndSwap(callQueued, callStarted) {
-		return false // withdrawn: its caller has gone, nobody waits
+		return // withdrawn: its caller has gone, nobody waits
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			if v := recover(); v != nil {
-				j.panicked = newPanicError(v)
-				panicked = true
-			} else {
-				j.goexit = true
-			}
-		}
-		j.signal()
-		if j.done != nil && w.pool.backend.lockThread {
-			// The caller was just made runnable on this worker's P,
-			// which a locked worker never lends while it runs or sits
-			// in a futex wait: without a hand-off the caller waits for
-			// sysmon to retake the P (20 µs to 10 ms). Gosched gives the
-			// P to another thread now (BenchmarkDo/workers=2: 129 µs ->
-			// 17-28 µs per round trip on the 2-vCPU machine).
-			runtime.Gosched()
-		}
-	}()
 	j.result = j.fn(w)
-	ok = true
-	return false
+}
+
+// finish hands the outcome to the waiting caller, unless the job was
+// withdrawn (then run did nothing and nobody waits). state was written by
+// this worker's own CAS in run or by the withdrawing caller's before it;
+// either way run's failed or successful CAS ordered it before this load.
+func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
+	if j.state.Load() == callWithdrawn {
+		return
+	}
+	j.panicked, j.goexit = pe, goexit
+	j.signal()
+	if j.done != nil && w.pool.backend.lockThread {
+		// The caller was just made runnable on this worker's P,
+		// which a locked worker never lends while it runs or sits
+		// in a futex wait: without a hand-off the caller waits for
+		// sysmon to retake the P (20 µs to 10 ms). Gosched gives the
+		// P to another thread now (BenchmarkDo/workers=2: 129 µs ->
+		// 17-28 µs per round trip on the 2-vCPU machine).
+		runtime.Gosched()
+	}
 }
 
 // signal wakes the waiting caller. For a cross-pool waiter it sets the

@@ -306,9 +306,11 @@ func (r *roomWaiters) wakeOne() {
 // A task is a job submitted from outside the workers' fork-join trees and
 // queued in the injector: a goJob (Go and its kin) or a callJob (Run, Do and
 // theirs).
+//
+// Worker.runTask calls run, and then finish however run ended: with the
+// recovered panic (pe), after a runtime.Goexit (goexit), or normally. One
+// deferred recover serves every kind of task.
 type task interface {
-	// runTask runs the task on w and reports whether it panicked (the
-	// panic itself is handled inside: handed to the panic handler, or
-	// to the waiting caller).
-	runTask(w *Worker) (panicked bool)
+	run(w *Worker)
+	finish(w *Worker, pe *PanicError, goexit bool)
 }

@@ -19,7 +19,8 @@ func testPush(q *injector, j task) claimResult {
 // seqJob carries a sequence number.
 type seqJob struct{ n int }
 
-func (seqJob) runTask(*Worker) bool { return false }
+func (seqJob) run(*Worker)                       {}
+func (seqJob) finish(*Worker, *PanicError, bool) {}
 
 func TestInjectorFIFOAcrossBlocksAndClose(t *testing.T) {
 	var q injector

@@ -156,25 +156,33 @@ func (w *Worker) execute(wk work) {
 	j.run(w)
 }
 
-// runTask runs a submitted task, records it in the worker's metrics (its
+// runTask runs a submitted task, recovers its panic and hands it (or its
+// Goexit) to the task's finish, records it in the worker's metrics (its
 // queue wait and run time if it was sampled: enq != 0) and counts it
-// finished, also when it calls runtime.Goexit.
+// finished, however it ended.
 func (w *Worker) runTask(t task, enq int64) {
 	p := w.pool
 	var start int64
 	if enq != 0 {
 		start = p.now()
 	}
-	returned, panicked := false, false
+	returned := false
 	defer func() {
+		var pe *PanicError
+		if !returned {
+			if v := recover(); v != nil {
+				pe = newPanicError(v)
+			}
+		}
+		t.finish(w, pe, !returned && pe == nil)
 		var wait, run time.Duration
 		if enq != 0 {
 			wait, run = time.Duration(start-enq), time.Duration(p.now()-start)
 		}
-		w.metrics.done(wait, run, enq != 0, returned && panicked)
+		w.metrics.done(wait, run, enq != 0, pe != nil)
 		p.rootDone(w)
 	}()
-	panicked = t.runTask(w)
+	t.run(w)
 	returned = true
 }
 
