@@ -27,7 +27,8 @@ type Stats struct {
 	// StealRetries counts sweeps over the victims that met contention
 	// (a Steal that answered Retry) and found nothing.
 	StealRetries uint64
-	// Injected counts jobs accepted from outside the workers (Go, Run, Do).
+	// Injected counts tasks accepted from outside the workers (Go, TryGo,
+	// GoContext, Run, Do, DoContext, TryDo).
 	Injected uint64
 	// JoinsStolen counts joins whose second half was stolen, so that the
 	// joiner had to wait for a thief.
