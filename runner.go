@@ -1,0 +1,22 @@
+package blitz
+
+// A Runner is where a data-parallel function of this package runs (Sum,
+// SortFunc, IndexFunc, ...): a *Pool, entered from a plain goroutine — the
+// call injects the work, blocks without burning CPU and returns when it is
+// done — or the *Worker handed to the calling task, on which the work runs
+// directly, without re-entering the pool. Default returns the pool a
+// program shares when it has no pool of its own.
+//
+// Runner is sealed: only *Pool and *Worker implement it. Passing a *Pool
+// from inside a task of that same pool blocks the task's worker while
+// others run the work (see Pool.Run): inside a task, pass its *Worker.
+type Runner interface {
+	// enter runs fn on a worker of the runner's pool and returns when fn
+	// returned; a panic or Goexit in fn reaches the caller as Pool.Run
+	// and Join describe.
+	enter(fn func(w *Worker))
+}
+
+func (p *Pool) enter(fn func(w *Worker)) { p.Run(fn) }
+
+func (w *Worker) enter(fn func(w *Worker)) { fn(w) }
