@@ -14,6 +14,29 @@ func (d *Deque[T]) Steal() (T, Status) {
 	return v, r.status()
 }
 
+// StealIf is Steal with a last-moment condition: it finds and reads the
+// oldest element as Steal does, then calls ok, and claims the element only if
+// ok reports true; otherwise it takes nothing and reports Empty. ok runs after
+// the loads of top, bottom and the slot and before the claiming CAS, so when
+// the claim succeeds, ok was true after this goroutine read a bottom at least
+// as new as the Push that wrote the element: whatever the owner did before
+// that Push (in its program order) happened before ok ran. A waiter uses it
+// to take only elements pushed before some event that the owner signals
+// before pushing anything else (the pool's isolated waits: ok = "the awaited
+// latch is not Set yet"). ok must not block.
+func (d *Deque[T]) StealIf(ok func() bool) (T, Status) {
+	t, buf, v, o := d.stealRead()
+	if o != stealSuccess {
+		return T(v), o.status()
+	}
+	if !ok() {
+		var zero T
+		return zero, Empty
+	}
+	v2, r := d.stealClaim(t, buf, v)
+	return v2, r.status()
+}
+
 // stealOutcome says how a steal ended; the tests count the rare ones.
 type stealOutcome uint8
 
