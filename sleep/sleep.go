@@ -84,6 +84,11 @@ type workerSleepState struct {
 	// the sleeping count and Unparks it. The worker, back from Park, re-reads
 	// it under mu and parks again while it is still set.
 	isBlocked bool
+	// uncounted says that the blocked worker sleeps on its latch alone
+	// (SleepOnLatch): it is not in the sleeping count, so its waker must
+	// not take it off, and wakes meant for any sleeper (wakeAnyThreads)
+	// pass it by. Written with isBlocked, under mu.
+	uncounted bool
 	parker    Parker
 	_         atomics.Pad
 }
@@ -256,7 +261,62 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 // NotifyWorkerLatchIsSet wakes worker if it is asleep. Call it after
 // CoreLatch.Set reported that the worker was Sleeping.
 func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
-	s.wakeSpecificThread(worker)
+	s.wakeSpecificThread(worker, true)
+}
+
+// IsolatedNoWork is NoWorkFound for a worker in an isolated wait: one that
+// may run only work descending from what it waits for (a stolen join half,
+// a scope's tasks, a call into another pool), so that it must not absorb a
+// wake meant for a worker that can run any posted job. It stays out of the
+// counters: it yields for the idle rounds (*rounds counts them; the caller
+// sets it to 0 whenever it found work), then sleeps on latch alone
+// (SleepOnLatch) until latch is Set. It returns when the worker should
+// search again.
+func (s *Sleep) IsolatedNoWork(rounds *int, worker int, latch *CoreLatch) {
+	if *rounds < s.roundsUntilSleepy {
+		*rounds++
+		s.yield()
+		return
+	}
+	*rounds = 0
+	s.SleepOnLatch(worker, latch)
+}
+
+// SleepOnLatch parks worker until latch is Set, without joining the
+// counters: only the latch's setter wakes it (Set reports Sleeping, and the
+// setter calls NotifyWorkerLatchIsSet). It returns at once if latch is
+// already Set, and may return early (a spurious return), with the latch
+// Unset or Set; callers Probe and decide.
+//
+// The handshake is the one of sleep (steps S4 and S8) without the counters:
+// Unset -> Sleepy, then, under the worker's mutex, Sleepy -> Sleeping and
+// isBlocked. A setter that swaps in Set after FallAsleep finds Sleeping and
+// calls NotifyWorkerLatchIsSet, which takes the mutex after the sleeper
+// released it and so finds isBlocked; a Set before FallAsleep makes
+// FallAsleep fail and the sleeper returns without parking.
+func (s *Sleep) SleepOnLatch(worker int, latch *CoreLatch) {
+	if !latch.GetSleepy() {
+		return // Set
+	}
+	w := &s.workers[worker]
+	w.mu.Lock()
+	if !latch.FallAsleep() {
+		w.mu.Unlock()
+		return // Set since GetSleepy: it stays Set
+	}
+	w.isBlocked = true
+	w.uncounted = true
+	w.mu.Unlock()
+	for {
+		w.parker.Park()
+		w.mu.Lock()
+		blocked := w.isBlocked
+		w.mu.Unlock()
+		if !blocked {
+			break
+		}
+	}
+	latch.WakeUp()
 }
 
 // NewInternalJobs is called after a worker pushed n jobs onto its own deque;
@@ -327,7 +387,7 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 		return
 	}
 	for i := range s.workers {
-		if s.wakeSpecificThread(i) {
+		if s.wakeSpecificThread(i, false) {
 			n--
 			if n == 0 {
 				return
@@ -339,16 +399,21 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 // wakeSpecificThread wakes worker i if it is blocked and reports whether it
 // did. The waker, not the sleeper, takes the worker off the sleeping count, so
 // that posters stop counting it as asleep at once, not 30 µs later when it
-// runs.
-func (s *Sleep) wakeSpecificThread(i int) bool {
+// runs. latch says whether the caller Set the latch the worker sleeps on; a
+// worker sleeping on its latch alone (SleepOnLatch) is woken only then.
+func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
 	w := &s.workers[i]
 	w.mu.Lock()
-	if !w.isBlocked {
+	if !w.isBlocked || (w.uncounted && !latch) {
 		w.mu.Unlock()
 		return false
 	}
 	w.isBlocked = false
-	s.counters.subSleepingThread()
+	if w.uncounted {
+		w.uncounted = false
+	} else {
+		s.counters.subSleepingThread()
+	}
 	w.mu.Unlock()
 	// Outside mu: the worker, if it returns from Park early, re-reads
 	// isBlocked under mu and leaves; a token left over makes one of its later

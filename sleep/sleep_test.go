@@ -1,8 +1,11 @@
 package sleep
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // countParker counts Unparks and never blocks.
@@ -198,4 +201,90 @@ func TestLatchSetStopsSleep(t *testing.T) {
 	if sl := s.counters.load().sleepingThreads(); sl != 0 {
 		t.Fatalf("sleeping %d", sl)
 	}
+}
+
+// chanParker is a Parker whose Park blocks until Unpark (a one-token
+// channel).
+type chanParker struct{ tok chan struct{} }
+
+func newChanParker() *chanParker { return &chanParker{tok: make(chan struct{}, 1)} }
+
+func (p *chanParker) Park() { <-p.tok }
+func (p *chanParker) Unpark() {
+	select {
+	case p.tok <- struct{}{}:
+	default:
+	}
+}
+
+// TestSleepOnLatch: a worker sleeping on its latch alone stays out of the
+// counters, is passed by wakes meant for any sleeper (a posted job), and is
+// woken by its latch's Set, which leaves the counters untouched.
+func TestSleepOnLatch(t *testing.T) {
+	ps := []Parker{newChanParker(), newChanParker()}
+	s, err := New(Config{Parkers: ps})
+	require.NoError(t, err)
+	var l CoreLatch
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		s.SleepOnLatch(0, &l)
+	}()
+	// Wait until it is blocked (the state no channel announces).
+	for {
+		w := &s.workers[0]
+		w.mu.Lock()
+		blocked := w.isBlocked
+		w.mu.Unlock()
+		if blocked {
+			break
+		}
+		runtime.Gosched()
+	}
+	sleeping, inactive, _ := s.CounterValues()
+	require.Zero(t, sleeping, "a latch sleeper joined the sleeping count")
+	require.Zero(t, inactive)
+	// A posted job, as many as there are workers: nobody counted to wake.
+	s.wakeAnyThreads(2)
+	select {
+	case <-slept:
+		t.Fatal("a wake meant for any sleeper woke the latch sleeper")
+	default:
+	}
+	require.True(t, l.Set(), "Set did not find the sleeper Sleeping")
+	s.NotifyWorkerLatchIsSet(0)
+	<-slept
+	require.True(t, l.Probe())
+	sleeping, inactive, _ = s.CounterValues()
+	require.Zero(t, sleeping, "waking a latch sleeper changed the sleeping count")
+	require.Zero(t, inactive)
+}
+
+// TestSleepOnLatchAlreadySet returns at once, from Set and from Sleepy.
+func TestSleepOnLatchAlreadySet(t *testing.T) {
+	s, err := New(Config{Parkers: []Parker{newChanParker()}})
+	require.NoError(t, err)
+	var l CoreLatch
+	l.Set()
+	s.SleepOnLatch(0, &l) // would block for ever if it parked
+	require.True(t, l.Probe())
+	require.False(t, s.workers[0].isBlocked)
+}
+
+// TestIsolatedNoWork yields for the idle rounds, then sleeps on the latch.
+func TestIsolatedNoWork(t *testing.T) {
+	yields := 0
+	s, err := New(Config{Parkers: []Parker{newChanParker()}, Yield: func() { yields++ }, RoundsUntilSleepy: 3})
+	require.NoError(t, err)
+	var l CoreLatch
+	rounds := 0
+	for i := 0; i < 3; i++ {
+		s.IsolatedNoWork(&rounds, 0, &l)
+	}
+	require.Equal(t, 3, yields)
+	require.Equal(t, 3, rounds)
+	l.Set() // the next call sleeps, and returns at once on a Set latch
+	s.IsolatedNoWork(&rounds, 0, &l)
+	require.Equal(t, 3, yields)
+	require.Zero(t, rounds)
 }
