@@ -101,6 +101,21 @@
 // the worker through the handshake above. A latch Set while Unset or Sleepy
 // makes S4 fail, so the worker never sleeps past it.
 //
+// # Sleeping on a latch alone (SleepOnLatch)
+//
+// A worker in an isolated wait may run only work that descends from what it
+// waits for (the pool's wait.go): a joiner steals only from its thief. If it
+// slept through S5, it would count as sleeping, and a poster of a job it may
+// not take could wake it instead of a worker that can. So it sleeps outside
+// the counters (IsolatedNoWork: the idle rounds, then SleepOnLatch): S4 and
+// S8 alone, with no sleeping increment and no JEC, and only its latch's Set
+// wakes it. Under the lock it marks itself uncounted: wakeAnyThreads passes
+// it by, and NotifyWorkerLatchIsSet wakes it without touching the sleeping
+// count. The handshake argument above is unchanged: the lock covers the
+// latch's Sleeping state and isBlocked alike. No fence is needed: nothing
+// but the Set can end its wait, and the Set is a sequentially consistent
+// swap that the sleeper's CASes on the same word order.
+//
 // # Deadlock freedom
 //
 // Internal jobs need no fence: a job that a sleepy worker misses is still on
