@@ -57,15 +57,18 @@
 //  3. runs the first half inline;
 //  4. pops: if it gets its own ref back (the common case) it runs the second
 //     half inline — no latch, no atomic read-modify-write beyond the deque's;
-//  5. otherwise a thief won the ref with a successful Steal (acquire). The
-//     joiner waits on frame d's latch: it runs other work (its own deque,
-//     steals, the injector), then sleeps through the sleep protocol with the
-//     latch as its CoreLatch. The thief runs the half, records a panic or a
-//     Goexit in the frame, reads the owner's index, and Sets the latch (a
-//     SeqCst swap that releases the result); if the swap found the owner
-//     Sleeping it wakes it with NotifyWorkerLatchIsSet. The owner, having
-//     seen the Set, reads the result and Resets the latch: a free frame's
-//     latch is always Unset, so only stolen joins pay for the Reset.
+//  5. otherwise a thief won the ref with a successful Steal (acquire) and
+//     stored its index in the frame. The joiner waits on frame d's latch,
+//     running only work that descends from the stolen half: it steals only
+//     from that thief, and only what the thief pushed while running the half
+//     (work isolation, wait.go). With nothing to take it yields, then sleeps
+//     on the latch alone, outside the sleep protocol's counters. The thief
+//     runs the half, records a panic or a Goexit in the frame, reads the
+//     owner's index, and Sets the latch (a SeqCst swap that releases the
+//     result); if the swap found the owner Sleeping it wakes it with
+//     NotifyWorkerLatchIsSet. The owner, having seen the Set, reads the
+//     result and Resets the latch: a free frame's latch is always Unset, so
+//     only stolen joins pay for the Reset.
 //
 // # Entering the pool
 //
@@ -84,11 +87,13 @@
 // burning CPU; callers share nothing, so any number can wait at once. A
 // worker of another pool uses
 // RunFrom or DoFrom instead: its job carries a CoreLatch owned by the waiting
-// worker, which meanwhile runs its own pool's work and sleeps in its own pool;
-// the target pool's worker Sets the latch and, if the waiter was asleep, wakes
-// it through the waiter's pool. A worker of the same pool runs the function
-// inline. Run from a task of the pool blocks that worker (there is no cheap
-// way to detect it without thread-local storage): use RunFrom there.
+// worker, which meanwhile keeps serving its own pool on a goroutine it lends
+// the worker to (so that pools calling each other never deadlock, and what
+// that goroutine runs cannot unwind the caller); the target pool's worker
+// Sets the latch and, if the lent goroutine was asleep, wakes it through the
+// waiter's pool. A worker of the same pool runs the function inline. Run from
+// a task of the pool blocks that worker (there is no cheap way to detect it
+// without thread-local storage): use RunFrom there.
 //
 // # Shutdown
 //
@@ -114,15 +119,57 @@
 //
 // # Panics and Goexit
 //
-// A panic in a join half, a scope task, or a Run/Do function is recovered on
-// the worker, the rest of the fork-join finishes (both halves of a join
-// always run; a scope waits for all its tasks), and the caller panics with a
-// *PanicError carrying the original value and stack; the first half's panic
-// outranks the second's. A panic in a Go task goes to the panic handler, or
-// crashes the program when there is none. runtime.Goexit in a task behaves as
-// if the task had run inline: after the fork-join finished, the waiting
-// caller's goroutine exits too. The worker goroutine that Goexit ended is
-// replaced by a new one serving the same worker (Stats.Respawns).
+// These rules hold for every function the pool runs (a join half, a scope
+// task, the function of Run, Do, RunFrom, DoFrom, DoContext, TryDo, Go,
+// TryGo, GoContext, and everything built on them), however many panics and
+// Goexits happen at once or nest; the rest of the documentation refers here.
+//
+//  1. A panic is recovered on the worker and raised again in whoever waits
+//     for the function — the joiner, the Scope caller, the Do caller — as a
+//     *PanicError carrying the original value and the stack where it
+//     happened; DoContext and TryDo return it as an error (ErrPanic). A
+//     panic in a Go task, which nobody waits for, goes to the panic handler
+//     (WithPanicHandler), or crashes the program when there is none.
+//  2. Both halves of a join always run, and every task spawned in a scope
+//     runs, even when another part panics or calls Goexit. A join or scope
+//     returns, panics or exits only after all its parts finished: a join
+//     never returns, unwinds past its frame or reuses it while its stolen
+//     half runs.
+//  3. The first half's panic outranks the second's; a scope raises the first
+//     panic recorded. A panic outranks a Goexit, except that nothing can stop
+//     a Goexit that runs on the waiting caller's own goroutine (a half run
+//     inline, a scope body): that goroutine then exits, after the other
+//     parts finished, and a panic of another part is dropped.
+//  4. runtime.Goexit ends the function that called it and, as if that
+//     function had run inline, the fork-join it belongs to: its joiner (up to
+//     the task that started the fork-join) exits too once the rest finished;
+//     a Do or Run caller's goroutine exits, and DoContext returns ErrGoexit.
+//     It never ends a task that did not cause it: a worker that waits runs
+//     only work of the fork-join it waits for (work isolation, wait.go), and a
+//     worker waiting on a call into another pool serves its own pool on a
+//     goroutine of its own. A worker goroutine that Goexit ended is replaced
+//     by a new one (Stats.Respawns).
+//  5. With GODEBUG=panicnil=1, where recover returns nil for panic(nil) as
+//     for a Goexit, panic(nil) is still a panic: the *PanicError's Value is a
+//     *runtime.PanicNilError.
+//
+// # Locks around fork-join
+//
+// Holding a lock (a sync.Mutex, say) around Join, JoinArgs, Scope, For,
+// MapReduce or any function of the data-parallel layer called with a
+// *Worker is safe: while the holder waits for a stolen half or a scope's
+// tasks, its worker runs only parts of that same computation, never an
+// unrelated task that might want the lock (Example_mutexAroundJoin). What
+// still deadlocks, as it would with plain goroutines or any pool:
+//
+//   - a part of the computation taking the lock held around it (sync.Mutex
+//     is not reentrant: it deadlocks run sequentially too);
+//   - tasks that block on something only a task still queued in the same
+//     pool would provide, once every worker is blocked so;
+//   - Run or Do called from a task of the same pool (use the *Worker);
+//   - a lock held across RunFrom or DoFrom that tasks of the caller's own
+//     pool take: the worker, lent out while the caller waits, may be running
+//     one of them when the call returns, and the caller waits for it.
 //
 // # Splitting loops
 //
@@ -140,12 +187,14 @@
 // could run, either sees it registered as sleeping and wakes it, or is seen
 // by it before it parks. Every latch a worker waits on is Set by a job that
 // was already published (a stolen frame, a spawned task, an injected job), and
-// every published job is run by some worker: its owner pops it, or a thief
-// stole it, or it sits in the injector, which every idle worker polls and
-// which the final pre-sleep check re-reads after a SeqCst fence. Waits nest
-// only downwards (a waiting worker runs other jobs on top of its stack), and a
-// job never waits for a job pushed after it on the same worker, so there is no
-// cycle. The exceptions are documented misuse: Run called from a task of the
-// same pool, and a task that blocks on something only another task of a
-// one-worker pool would provide.
+// every published job is run by some worker: its owner pops it (joins pop
+// their own second half, scopes run their tasks), or a thief stole it, or it
+// sits in the injector, which every idle worker polls and which the final
+// pre-sleep check re-reads after a SeqCst fence. A waiting worker that runs
+// nothing else (an isolated wait with nothing to steal from its thief) waits
+// only for work that is already running on another worker. Waits nest only
+// downwards (a waiting worker runs other jobs on top of its stack), and a
+// job never waits for a job pushed after it on the same worker, so there is
+// no cycle. The exceptions are the misuses listed under "Locks around
+// fork-join".
 package blitz

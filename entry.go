@@ -56,8 +56,8 @@ func callHandler(h func(any, []byte), pe *PanicError) {
 	ok := false
 	defer func() {
 		if !ok {
-			if v := recover(); v != nil {
-				go crash(newPanicError(v))
+			if pe := unwinding(recover()); pe != nil {
+				go crash(pe)
 			}
 		}
 	}()
@@ -106,10 +106,13 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 
 // RunFrom runs fn on a worker of p and waits for it, called by code running
 // on worker w (of any pool). If w belongs to p, fn runs inline on w.
-// Otherwise fn is injected into p and w, instead of blocking, keeps running
-// its own pool's work while it waits, and sleeps when there is none, woken
-// when fn is done — so pools can call each other without deadlock. A nil w
-// makes RunFrom the same as Run. Panic and Goexit rules are Run's.
+// Otherwise fn is injected into p, and while the caller waits, w keeps
+// serving its own pool on another goroutine it is lent to, sleeping when
+// there is no work, until fn is done — so pools can call each other, in any
+// direction and nesting, without deadlock, and what w runs meanwhile cannot
+// unwind the caller. A nil w makes RunFrom the same as Run. Panic and Goexit
+// rules are Run's (doc.go, "Panics and Goexit"); do not hold a lock across
+// RunFrom that tasks of w's pool take ("Locks around fork-join").
 func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
 	if fn == nil {
 		panic("blitz: RunFrom with a nil function")
@@ -132,7 +135,7 @@ func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
 	if err := p.submit(context.Background(), j, true); err != nil {
 		panic(fmt.Errorf("blitz: DoFrom: %w", err))
 	}
-	w.waitUntil(&j.latch, waitCall)
+	w.waitCall(&j.latch)
 	return j.outcome()
 }
 
@@ -141,8 +144,8 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 	ok := false
 	defer func() {
 		if !ok {
-			if v := recover(); v != nil {
-				panic(newPanicError(v))
+			if pe := unwinding(recover()); pe != nil {
+				panic(pe)
 			}
 		}
 	}()

@@ -193,3 +193,37 @@ func ExampleWithPanicHandler() {
 	fmt.Println(<-got)
 	// Output: lost connection
 }
+
+// A lock held around a fork-join is safe: while the holder waits for a
+// stolen half, its worker runs only parts of that same fork-join, never the
+// other tasks queued behind it that take the same lock.
+func Example_mutexAroundJoin() {
+	p, _ := blitz.New(blitz.WithWorkers(4))
+	defer p.Close()
+
+	var (
+		mu    sync.Mutex
+		table = map[int]int{} // guarded by mu
+		wg    sync.WaitGroup
+	)
+	for n := 20; n < 24; n++ {
+		wg.Add(2)
+		// A writer computes under the lock, in parallel.
+		_ = p.Go(func(w *blitz.Worker) {
+			defer wg.Done()
+			mu.Lock()
+			defer mu.Unlock()
+			table[n] = fib(w, n)
+		})
+		// A reader of the same table takes the same lock.
+		_ = p.Go(func(*blitz.Worker) {
+			defer wg.Done()
+			mu.Lock()
+			_ = len(table)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	fmt.Println(table[20], table[23])
+	// Output: 6765 28657
+}

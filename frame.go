@@ -52,6 +52,13 @@ type frame struct {
 	// (then cleared) by the owner after it observed the Set.
 	panicked *PanicError
 	goexit   bool
+	// thief is 1 + the index of the worker that stole the job, 0 while
+	// nobody did. Stored by the thief after its successful Steal and
+	// before it runs the job; loaded by the owner waiting for the job
+	// (waitJoin), which steals only from that worker; cleared by the
+	// owner when it frees the frame (freeFrame), when no thief can touch
+	// the frame any more.
+	thief atomic.Int32
 }
 
 // paddedFrame keeps frames at neighbouring depths on separate cache lines: a
@@ -73,6 +80,7 @@ type frameLayout struct {
 	job      [2]unsafe.Pointer
 	panicked unsafe.Pointer
 	goexit   bool
+	thief    int32
 }
 
 // frameStack is a worker's frames, indexed by join depth. The first chunk is
@@ -145,20 +153,28 @@ type fnFrame[R any] struct {
 
 func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
 
-// runFrame runs a frame's job on w (a thief, or the owner when it finds its
-// own frame while helping) and completes the frame (step 3 above). A panic is
-// recovered into the frame; a Goexit is recorded and then goes on unwinding
-// w's goroutine, which the pool replaces.
+// runFrame runs a frame's job on w (a thief, or the owner running its own
+// join's second half while the join unwinds) and completes the frame (step 3
+// above). A panic is recovered into the frame; a Goexit is recorded and then
+// goes on unwinding w's goroutine: it belongs to the job's joiner, which
+// re-raises it, and every job on w's stack below this one descends from the
+// same joiner (work isolation: see wait.go), so it ends nothing that did not
+// fork it. The depth is restored however the job ends.
 func (w *Worker) runFrame(f *frame) {
 	p, owner := w.pool, f.owner
+	if owner != w.index {
+		f.thief.Store(int32(w.index) + 1)
+	}
+	d := w.depth
 	done := false
 	defer func() {
 		if !done {
-			if v := recover(); v != nil {
-				f.panicked = newPanicError(v)
+			if pe := unwinding(recover()); pe != nil {
+				f.panicked = pe
 			} else {
 				f.goexit = true
 			}
+			w.depth = d
 			if f.latch.Set() {
 				p.sleep.NotifyWorkerLatchIsSet(owner)
 			}
@@ -169,4 +185,14 @@ func (w *Worker) runFrame(f *frame) {
 	if f.latch.Set() {
 		p.sleep.NotifyWorkerLatchIsSet(owner)
 	}
+}
+
+// freeFrame makes the frame of the join at depth d free again after its job
+// finished (the latch is Set, or the job ran inline): latch Unset, outcome
+// and thief cleared, and the worker's depth back at d.
+func (w *Worker) freeFrame(f *frame, d uint32) {
+	f.latch.Reset()
+	f.panicked, f.goexit = nil, false
+	f.thief.Store(0)
+	w.depth = d
 }

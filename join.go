@@ -40,10 +40,11 @@ const (
 // with a *PanicError holding the original value and stack, after both halves
 // finished; if both panic, fa's panic wins. If a half calls runtime.Goexit,
 // the caller's goroutine exits too, after both halves finished, as if the
-// half had run inline. Nil functions panic.
+// half had run inline. The package documentation ("Panics and Goexit") gives
+// the complete rules. Nil functions panic.
 func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(*Worker, B) RB, b B) (ra RA, rb RB) {
 	if fa == nil || fb == nil {
-		panic("blitz: Join with a nil function")
+		panic("blitz: JoinArgs with a nil function")
 	}
 	d := w.depth
 	f := w.frames.ownerAt(d, w.index)
@@ -60,7 +61,7 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 	}
 	defer func() {
 		if w.depth != d {
-			w.unwindJoin(d, recover())
+			w.unwindJoin(d, unwinding(recover()))
 		}
 	}()
 	ra = fa(w, a)
@@ -83,12 +84,14 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 		return ra, rb
 	}
 	w.depth = d + joinDepthAwait
-	w.awaitFrame(f)
+	w.stats.bump(&w.stats.joinsStolen)
+	w.waitJoin(f)
 	rb = job.result
 	var zero RB
 	job.result = zero
-	w.depth = d
-	w.propagate(f)
+	pe, exited := f.panicked, f.goexit
+	w.freeFrame(f, d)
+	propagate(pe, exited)
 	return ra, rb
 }
 
@@ -120,7 +123,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 	}
 	defer func() {
 		if w.depth != d {
-			w.unwindJoin(d, recover())
+			w.unwindJoin(d, unwinding(recover()))
 		}
 	}()
 	ra = a(w)
@@ -138,12 +141,14 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		return ra, rb
 	}
 	w.depth = d + joinDepthAwait
-	w.awaitFrame(f)
+	w.stats.bump(&w.stats.joinsStolen)
+	w.waitJoin(f)
 	rb = job.result
 	var zero RB
 	job.result = zero
-	w.depth = d
-	w.propagate(f)
+	pe, exited := f.panicked, f.goexit
+	w.freeFrame(f, d)
+	propagate(pe, exited)
 	return ra, rb
 }
 
@@ -152,7 +157,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 // with the same panic and Goexit rules.
 func (w *Worker) Join(a, b func(*Worker)) {
 	if a == nil || b == nil {
-		panic("blitz: Join with a nil function")
+		panic("blitz: Worker.Join with a nil function")
 	}
 	JoinArgs(w, callVoid, a, callVoid, b)
 }
@@ -181,64 +186,83 @@ func (w *Worker) reclaim(ok bool, r, want jobRef) bool {
 	return false
 }
 
-// awaitFrame waits until the thief that stole f's job has finished it,
-// running other work meanwhile and sleeping when there is none (the thief's
-// Set wakes it). Afterwards the frame is the owner's again, its latch Unset.
-func (w *Worker) awaitFrame(f *frame) {
-	w.stats.bump(&w.stats.joinsStolen)
-	w.waitUntil(&f.latch, waitJoin)
-	f.latch.Reset()
-}
-
-// propagate re-raises in the joiner a panic or Goexit of the stolen half.
-func (w *Worker) propagate(f *frame) {
-	if pe := f.panicked; pe != nil {
-		f.panicked = nil
+// propagate re-raises in the joiner the panic or Goexit of its stolen half.
+func propagate(pe *PanicError, exited bool) {
+	if pe != nil {
 		panic(pe)
 	}
-	if f.goexit {
-		f.goexit = false
+	if exited {
 		runtime.Goexit()
 	}
 }
 
-// unwindJoin finishes the join at depth d, one of whose halves panicked
-// (v != nil, already recovered) or called runtime.Goexit (v == nil): it makes
-// sure the second half ran or finished, so the frame is free again, restores
-// the depth, and then re-panics with the first panic, or returns to let the
-// Goexit go on. w.depth says where the join was (see joinDepthForked).
-func (w *Worker) unwindJoin(d uint32, v any) {
-	var pe *PanicError
-	if v != nil {
-		pe = newPanicError(v) // first: the stack still shows the panic
-	}
+// unwindJoin finishes the join at depth d while the joiner's goroutine
+// unwinds, from the join's deferred function: a half that ran on this
+// goroutine panicked (v != nil) or called runtime.Goexit, or a job run while
+// waiting for the stolen half called Goexit. w.depth says where the join was
+// (see joinDepthForked). It makes sure the second half ran or finished, so
+// the frame is free, restores the depth, and then re-panics with the first
+// panic (a's outranks b's), or returns to let the Goexit go on.
+//
+// It is safe against Goexit in the user code it runs (the second half, and
+// the jobs it helps with while waiting): settleJoin's deferred calls finish
+// the wait and free the frame even then, and the new Goexit goes on unwinding
+// (a Goexit cannot be stopped; the goroutine was exiting or now exits).
+func (w *Worker) unwindJoin(d uint32, pe *PanicError) {
 	f := w.frames.at(d)
 	switch w.depth - d {
 	case joinDepthForked:
 		// a did not finish. b still runs: popped back (then here), or by
 		// its thief (then wait for it).
 		ref := frameRef(w.index, d)
-		if r, ok := w.deque.Pop(); (ok && r == ref) || w.reclaim(ok, r, ref) {
-			w.runFrame(f) // records b's own panic in f, which a's outranks
-			f.latch.Reset()
-		} else {
-			w.awaitFrame(f)
+		r, ok := w.deque.Pop()
+		popped := (ok && r == ref) || w.reclaim(ok, r, ref)
+		if bpe := w.settleJoin(f, d, popped); pe == nil {
+			pe = bpe // a exited; b's panic, if any, is the first
 		}
 	case joinDepthAwait:
-		// A Goexit in a job run while helping unwound the wait itself;
-		// the thief still owns the frame.
-		w.waitUntil(&f.latch, waitJoin)
-		f.latch.Reset()
+		// A job run while helping unwound the wait itself; the thief
+		// still owns the frame.
+		if bpe := w.settleJoin(f, d, false); pe == nil {
+			pe = bpe
+		}
 	case joinDepthInline:
 		// b panicked or exited inline, after it was popped back; the
 		// frame is already free.
+		w.depth = d
 	}
-	if pe == nil && w.depth-d != joinDepthInline {
-		pe = f.panicked // a exited; b's panic, if any, is the first
-	}
-	f.panicked, f.goexit = nil, false
-	w.depth = d
 	if pe != nil {
 		panic(pe)
 	}
+}
+
+// settleJoin finishes the second half of the join at depth d while the
+// joiner unwinds: it runs it here if the joiner popped it back (popped), or
+// waits for its thief, helping with the thief's work. It returns the half's
+// panic, and leaves the frame free and the depth at d however it ends:
+// freeFrame is deferred before any user code runs, and awaitSettled keeps
+// waiting if a job it helps with calls Goexit.
+func (w *Worker) settleJoin(f *frame, d uint32, popped bool) (pe *PanicError) {
+	defer w.freeFrame(f, d)
+	if popped {
+		w.depth = d + joinDepthInline
+		w.runFrame(f) // records b's panic or Goexit in f and Sets the latch
+	} else {
+		w.awaitSettled(f, d)
+	}
+	return f.panicked
+}
+
+// awaitSettled waits for the stolen half of the join at depth d, helping as
+// waitJoin does. If a job it helps with calls Goexit, its deferred call
+// waits again (and so on, once per Goexit), so that the unwinding goes past
+// the join only after the stolen half finished.
+func (w *Worker) awaitSettled(f *frame, d uint32) {
+	defer func() {
+		if !f.latch.Probe() {
+			w.awaitSettled(f, d)
+		}
+	}()
+	w.depth = d + joinDepthAwait
+	w.waitJoin(f)
 }

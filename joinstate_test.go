@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // TestJoinRestoresDepth pins the depth protocol of join.go: whatever way a
@@ -72,22 +71,23 @@ func asError(v any) error {
 }
 
 // TestJoinGoexitWhileAwaitingStolenHalf drives the joinDepthAwait case of
-// unwindJoin: the joiner's second half is stolen and still running, the
-// joiner helps meanwhile, and the job it runs calls runtime.Goexit, which
-// unwinds the joiner's wait. The join must still wait for the thief before
-// the Goexit goes on (the thief writes into the frame until its Set), and
-// the pool must keep working.
+// unwindJoin: the joiner's second half b is stolen and still running, the
+// joiner helps meanwhile by stealing from its thief, and the job it takes (a
+// half forked inside b) calls runtime.Goexit, which unwinds the joiner's
+// wait. The join must still wait for the thief before the Goexit goes on
+// (the thief writes into the frame until its Set), the Goexit then reaches
+// the caller (b ended with it too), and the pool must keep working.
 func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
 		var (
 			joiner, helper atomic.Int64 // worker indexes
 			bDone          atomic.Bool
 			bStarted       = make(chan struct{})
-			helping        = make(chan struct{}) // the Goexit task started
+			helping        = make(chan struct{}) // the Goexit half started
 			release        = make(chan struct{}) // lets the stolen half finish
 			callerEnd      = make(chan bool, 1)  // b was done when the caller ended
 		)
-		goexitTask := func(w *Worker) {
+		goexitHalf := func(w *Worker) {
 			helper.Store(int64(w.Index()))
 			close(helping)
 			runtime.Goexit()
@@ -98,26 +98,20 @@ func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
 				joiner.Store(int64(w.Index()))
 				w.Join(func(*Worker) {
 					<-bStarted // b is running on the other worker: it was stolen
-					if err := p.Go(goexitTask); err != nil {
-						t.Errorf("Go: %v", err)
-					}
-				}, func(*Worker) {
+				}, func(w *Worker) {
+					defer bDone.Store(true) // b ends with the Goexit of its half
 					close(bStarted)
-					<-release
-					bDone.Store(true)
+					// The joiner, waiting, steals goexitHalf from this worker.
+					w.Join(func(*Worker) { <-helping; <-release }, goexitHalf)
 				})
 				return 0
 			})
 		}()
-		select {
-		case <-helping:
-		case <-time.After(watchdogTimeout):
-			t.Fatalf("the Goexit task never ran\n%s", dumpAll())
-		}
+		within(t, "the Goexit half starting", func() { <-helping })
 		// The thief is blocked until release, so only the joiner can have
-		// run the task, and its join cannot have finished.
+		// run the half, and its join cannot have finished.
 		if h, j := helper.Load(), joiner.Load(); h != j {
-			t.Errorf("the Goexit task ran on worker %d, the joiner is %d", h, j)
+			t.Errorf("the Goexit half ran on worker %d, the joiner is %d", h, j)
 		}
 		select {
 		case <-callerEnd:
@@ -125,13 +119,10 @@ func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
 		default:
 		}
 		close(release)
-		select {
-		case done := <-callerEnd:
-			if !done {
-				t.Error("the joiner's caller ended before the stolen half finished")
-			}
-		case <-time.After(watchdogTimeout):
-			t.Fatalf("the joiner never finished after the stolen half was released\n%s", dumpAll())
+		var done bool
+		within(t, "the joiner finishing after the stolen half was released", func() { done = <-callerEnd })
+		if !done {
+			t.Error("the joiner's caller ended before the stolen half finished")
 		}
 		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 15) }); got != seqFib(15) {
 			t.Errorf("fib after Goexit = %d", got)

@@ -2,6 +2,7 @@ package blitz
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -55,4 +56,44 @@ func newPanicError(v any) *PanicError {
 		return pe
 	}
 	return &PanicError{Value: v, Stack: debug.Stack()}
+}
+
+// unwinding classifies how a function the pool ran ended without returning,
+// from the value its deferred function recovered: a panic (pe != nil) or a
+// Goexit (pe == nil). recover returns nil for a Goexit, and also for
+// panic(nil) when the program runs with GODEBUG=panicnil=1; goexiting tells
+// the two apart, and such a panic is reported with a *runtime.PanicNilError
+// as its Value. It must be called by the deferred function that recovered
+// v (directly: it looks at that function's caller).
+func unwinding(v any) *PanicError {
+	if v == nil && goexiting() {
+		return nil
+	}
+	if v == nil {
+		v = new(runtime.PanicNilError)
+	}
+	return newPanicError(v)
+}
+
+// goexiting reports whether the deferred function that called unwinding
+// runs because of runtime.Goexit rather than a panic: the runtime calls a
+// deferred function from runtime.Goexit or from runtime.gopanic, and the
+// nearer of the two on the stack is the one that is running it. It walks a
+// few frames, so it is only for the rare paths.
+func goexiting() bool {
+	var pcs [16]uintptr
+	n := runtime.Callers(3, pcs[:]) // skip Callers, goexiting, unwinding
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		switch f.Function {
+		case "runtime.Goexit":
+			return true
+		case "runtime.gopanic":
+			return false
+		}
+		if !more {
+			return true
+		}
+	}
 }

@@ -5,7 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"runtime"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPanicErrorIs checks errors.Is both ways: every *PanicError matches
@@ -56,5 +62,57 @@ func TestPanicErrorFromDoContext(t *testing.T) {
 		if !errors.As(err, &pe) || len(pe.Stack) == 0 {
 			t.Fatalf("DoContext of a panicking task: %#v, want a *PanicError with a stack", err)
 		}
+	})
+}
+
+// TestPanicNilIsAPanic checks, in a child process running with
+// GODEBUG=panicnil=1 (where recover returns nil for panic(nil), as for a
+// Goexit), that panic(nil) in a task, a join half, a scope task and an
+// inline call is reported as a panic, with a *runtime.PanicNilError value,
+// never as a Goexit.
+func TestPanicNilIsAPanic(t *testing.T) {
+	if os.Getenv("BLITZ_PANICNIL_CHILD") != "1" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPanicNilIsAPanic$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "GODEBUG=panicnil=1", "BLITZ_PANICNIL_CHILD=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Contains(t, string(out), "--- PASS: TestPanicNilIsAPanic")
+		return
+	}
+	require.Nil(t, catchPanic(func() { panic(nil) }), "the child does not run with panicnil=1")
+	isNilPanic := func(t *testing.T, v any) {
+		t.Helper()
+		pe, ok := v.(*PanicError)
+		require.True(t, ok, "got %v (%T), want a *PanicError", v, v)
+		require.IsType(t, new(runtime.PanicNilError), pe.Value)
+	}
+	handled := make(chan any, 1)
+	withPool(t, []Option{WithWorkers(2), WithPanicHandler(func(v any, _ []byte) { handled <- v })}, func(p *Pool) {
+		_, err := DoContext(context.Background(), p, func(*Worker) int { panic(nil) })
+		require.ErrorIs(t, err, ErrPanic)
+		require.NotErrorIs(t, err, ErrGoexit)
+		isNilPanic(t, err)
+		isNilPanic(t, catchPanic(func() {
+			Do(p, func(w *Worker) int {
+				a, _ := Join(w, func(*Worker) int { panic(nil) }, func(*Worker) int { return 1 })
+				return a
+			})
+		}))
+		isNilPanic(t, catchPanic(func() {
+			Do(p, func(w *Worker) int {
+				_, b := Join(w, func(*Worker) int { return 1 }, func(*Worker) int { panic(nil) })
+				return b
+			})
+		}))
+		isNilPanic(t, catchPanic(func() {
+			p.Run(func(w *Worker) { w.Scope(func(s *Scope) { s.Spawn(func(*Worker, *Scope) { panic(nil) }) }) })
+		}))
+		isNilPanic(t, catchPanic(func() {
+			p.Run(func(w *Worker) { DoFrom(w, p, func(*Worker) int { panic(nil) }) })
+		}))
+		require.NoError(t, p.Go(func(*Worker) { panic(nil) }))
+		var got any
+		within(t, "the panic handler", func() { got = <-handled })
+		assert.IsType(t, new(runtime.PanicNilError), got)
 	})
 }

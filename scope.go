@@ -43,11 +43,11 @@ const (
 )
 
 // Scope calls fn with a new Scope and returns when fn and every task spawned
-// in the scope have finished; meanwhile the worker runs spawned tasks and
-// other work. If fn or a task panics, the other tasks still run, and Scope
-// then panics with the first panic as a *PanicError; if one called
-// runtime.Goexit (and none panicked), the caller's goroutine exits after all
-// finished. A nil fn panics.
+// in the scope have finished; meanwhile the worker runs the scope's tasks
+// (and only those: see wait.go). If fn or a task panics, the other tasks
+// still run, and Scope then panics with the first panic as a *PanicError; if
+// one called runtime.Goexit (and none panicked), the caller's goroutine
+// exits after all finished. A nil fn panics.
 func (w *Worker) Scope(fn func(s *Scope)) {
 	if fn == nil {
 		panic("blitz: Scope with a nil function")
@@ -58,11 +58,13 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 	defer func() {
 		switch phase {
 		case scopeBody:
-			st.record(recover())
+			st.record(unwinding(recover()))
 			st.taskDone()
 			fallthrough
 		case scopeWaiting:
-			w.waitUntil(&st.latch, waitScope)
+			// A task run while waiting called Goexit (tasks recover their
+			// own panics), or the body ended early: wait for the rest.
+			w.settleScope(st)
 			if pe := st.panicked.Load(); pe != nil {
 				panic(pe)
 			}
@@ -71,7 +73,7 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 	fn(&Scope{st: st, w: w})
 	phase = scopeWaiting
 	st.taskDone()
-	w.waitUntil(&st.latch, waitScope)
+	w.waitScope(st)
 	phase = scopeDone
 	if pe := st.panicked.Load(); pe != nil {
 		panic(pe)
@@ -79,6 +81,19 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 	if st.goexit.Load() {
 		runtime.Goexit()
 	}
+}
+
+// settleScope waits for every task of st while the owner's goroutine
+// unwinds, running them as waitScope does. If a task it runs calls Goexit,
+// its deferred call waits again (once per Goexit), so the unwinding goes
+// past the scope only after all its tasks finished.
+func (w *Worker) settleScope(st *scopeState) {
+	defer func() {
+		if !st.latch.Probe() {
+			w.settleScope(st)
+		}
+	}()
+	w.waitScope(st)
 }
 
 // Spawn queues fn to run in the scope, on this worker or a thief. fn receives
@@ -99,10 +114,11 @@ func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 	w.push(spawnRef(i))
 }
 
-// record notes a recovered panic (v != nil) or a Goexit (v == nil).
-func (st *scopeState) record(v any) {
-	if v != nil {
-		st.panicked.CompareAndSwap(nil, newPanicError(v))
+// record notes a panic (pe != nil) or a Goexit (pe == nil), as classified
+// by unwinding.
+func (st *scopeState) record(pe *PanicError) {
+	if pe != nil {
+		st.panicked.CompareAndSwap(nil, pe)
 	} else {
 		st.goexit.Store(true)
 	}
@@ -124,12 +140,28 @@ type spawnJob struct {
 	fn func(*Worker, *Scope)
 }
 
+// run runs the task on w. On a worker other than the scope's owner it marks
+// the worker as running a task of st (Worker.scope) for as long as the task
+// runs, so that the owner, waiting, may steal what the task pushes; the mark
+// is cleared before the task is counted done and before w pushes anything
+// else.
 func (j *spawnJob) run(w *Worker) {
 	st := j.st
+	d := w.depth
+	var outer *scopeState
+	marked := st.owner != w
+	if marked {
+		outer = w.scope.Load()
+		w.scope.Store(st)
+	}
 	ok := false
 	defer func() {
 		if !ok {
-			st.record(recover())
+			st.record(unwinding(recover()))
+			w.depth = d
+		}
+		if marked {
+			w.scope.Store(outer)
 		}
 		st.taskDone()
 	}()

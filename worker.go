@@ -47,6 +47,13 @@ type Worker struct {
 	rng      uint64   // xorshift64* state for random victims
 	waitKind waitKind // what the innermost waitUntil waits for
 
+	// scope is the scope whose spawned task this worker runs for another
+	// worker (the scope's owner), nil when it runs none. Written by the
+	// worker goroutine around each such task (spawnJob.run), loaded by the
+	// scope's owner while it waits (waitScope), which steals only from
+	// workers that run a task of its scope.
+	scope atomic.Pointer[scopeState]
+
 	// goid is the id of the goroutine running the worker. Written by that
 	// goroutine when it starts (a replacement after Goexit writes its own),
 	// read by Close to refuse being called from a task (ErrCloseInTask).
@@ -143,7 +150,12 @@ func (w *Worker) execute(wk work) {
 		w.runTask(wk.inj, wk.enq)
 		return
 	}
-	r := wk.ref
+	w.executeRef(wk.ref)
+}
+
+// executeRef runs the job a deque ref names: a join's second half (frame) or
+// a spawned scope task (slot).
+func (w *Worker) executeRef(r jobRef) {
 	if r.kind() == kindFrame {
 		w.runFrame(w.pool.workers[r.worker()].frames.at(r.index()))
 		return
@@ -166,13 +178,13 @@ func (w *Worker) runTask(t task, enq int64) {
 	if enq != 0 {
 		start = p.now()
 	}
+	d := w.depth
 	returned := false
 	defer func() {
 		var pe *PanicError
 		if !returned {
-			if v := recover(); v != nil {
-				pe = newPanicError(v)
-			}
+			pe = unwinding(recover())
+			w.depth = d
 		}
 		t.finish(w, pe, !returned && pe == nil)
 		var wait, run time.Duration
@@ -184,50 +196,6 @@ func (w *Worker) runTask(t task, enq int64) {
 	}()
 	t.run(w)
 	returned = true
-}
-
-// waitUntil runs other work until l is set, then sleeps through the sleep
-// protocol, woken by whoever sets l (NotifyWorkerLatchIsSet) or by new work.
-// It is the worker's idle loop (l = terminate) and the wait of a joiner whose
-// second half was stolen (l = the frame's latch): the rayon-core loop of
-// sleep/doc.go. It never spins or yields forever: after the sleep package's idle
-// rounds the worker parks.
-func (w *Worker) waitUntil(l *sleep.CoreLatch, kind waitKind) {
-	if l.Probe() {
-		return
-	}
-	outer := w.waitKind
-	w.waitKind = kind
-	s := w.pool.sleep
-	idle := s.StartLooking(w.index)
-	w.pool.idleCheck()
-	for !l.Probe() {
-		if wk, ok := w.findWork(); ok {
-			s.WorkFound()
-			w.execute(wk)
-			// Run whatever else is there before counting this worker
-			// idle again. rayon-core re-enters the inactive count after
-			// every job; under a stream of submitted tasks that is two
-			// writes per task to the counters word every poster reads.
-			// A worker between two found jobs is busy in all but name:
-			// not counting it idle can only make a poster wake a
-			// sleeper it did not need (awake-but-idle is understated),
-			// never miss one, and the sleepy/sleeping steps are
-			// untouched.
-			for !l.Probe() {
-				if wk, ok = w.findWork(); !ok {
-					break
-				}
-				w.execute(wk)
-			}
-			idle = s.StartLooking(w.index)
-			w.pool.idleCheck() // after StartLooking's full barrier
-			continue
-		}
-		s.NoWorkFound(&idle, l, w.pool.hasInjectedJobs)
-	}
-	s.WorkFound()
-	w.waitKind = outer
 }
 
 // run is the body of a worker goroutine.
@@ -254,7 +222,7 @@ func (w *Worker) run() {
 	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
 	w.goid.Store(curGoid())
 	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
-		func(context.Context) { w.waitUntil(&w.terminate, waitTerminate) })
+		func(context.Context) { w.idle() })
 	normal = true
 }
 

@@ -1,0 +1,230 @@
+package blitz
+
+import (
+	"github.com/blitz-go/blitz/deque"
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// Waits and work isolation.
+//
+// A worker waits in one of four places, and what it may run meanwhile
+// depends on where:
+//
+//   - idle: the bottom of the worker goroutine (nothing of its own is
+//     pending). It runs anything: its own deque, steals from every worker,
+//     the injector. It is rayon-core's loop and takes part in the sleep
+//     protocol's counters (StartLooking, NoWorkFound, WorkFound).
+//   - waitJoin: the second half b of a join was stolen by a thief T. The
+//     joiner runs only jobs that descend from b: it steals only from T
+//     (leapfrogging), and only jobs T pushed while it was running b.
+//   - waitScope: the body of a scope returned and spawned tasks are pending.
+//     The owner pops its own deque (there, only the scope's tasks and their
+//     descendants can be: see below) and steals only from workers that are
+//     running a task of this scope, and only jobs they pushed meanwhile.
+//   - waitCall: a call into another pool (DoFrom). The caller's goroutine
+//     runs nothing: it lends the worker to a new goroutine, which serves
+//     the pool as the idle loop does until the call is done.
+//
+// This is work isolation, as in TBB's isolate and Wagner and Calder's
+// leapfrogging: a job a waiting worker runs always belongs to the
+// fork-join it waits for. Two things follow. A runtime.Goexit (or a mutex
+// taken) in a job can only reach frames of the same fork-join, which it
+// would reach anyway had the job run inline: a Goexit ends its own task
+// and no other, and a task that holds a mutex around a Join or a Scope
+// never finds, on its own goroutine, an unrelated task that takes the same
+// mutex. Second, isolated waits must not look idle to the sleep protocol:
+// a waiter that cannot take a posted job must not absorb the wake meant for
+// one that can. They stay out of the counters and sleep on their own latch
+// (sleep.IsolatedNoWork), woken only by its Set.
+//
+// Why the sources are exactly right.
+//
+//  1. A worker steals only when its own deque is empty. The idle loop and
+//     waitScope pop first; a joiner in waitJoin has an empty deque: its own
+//     ref was stolen, and Chase-Lev thieves take the oldest element first,
+//     so everything below that ref was stolen before it. Likewise in
+//     waitScope, anything below the scope's tasks in the owner's deque
+//     (say the second half of an enclosing join) is stolen before any task
+//     of the scope can be, so while it is there no task of the scope runs
+//     elsewhere, the owner runs them all itself, and the scope is done
+//     before its wait would pop it.
+//  2. So when T starts a job it stole, its deque is empty, and until that
+//     job returns every element T pushes descends from it (T's own waits
+//     are isolated too). Once it returns, T signals the job's waiter (the
+//     frame's latch Set, or its scope mark cleared) before it pushes
+//     anything else.
+//  3. The waiter's steal is deque.StealIf: it reads top, bottom and the
+//     element, checks that the signal has not happened, and only then
+//     claims the element. If the claim succeeds, the bottom it read was
+//     published by the push of that element or a later one, so an element
+//     pushed after the signal would have made the check fail. What it takes
+//     was pushed before the signal: it descends from the awaited job.
+//
+// Leapfrogging costs some balance: a joiner does not help a third worker
+// that stole from its thief, and a scope's owner helps only the workers
+// running a task of its scope. Those jobs still run, on their owners and
+// on idle workers; only the waiter stays out.
+
+// idle is the worker's loop at the bottom of its goroutine: it serves the
+// pool until Close Sets the terminate latch.
+func (w *Worker) idle() { w.serve(&w.terminate, waitTerminate) }
+
+// serve runs any work until l is Set, and sleeps through the sleep protocol
+// when there is none (rayon-core's loop). It never spins or yields forever:
+// after the sleep package's idle rounds the worker parks. It runs at the
+// bottom of a goroutine, where no frame of the worker waits: the worker's
+// own goroutine (idle) or one it is lent to (waitCall).
+func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
+	if l.Probe() {
+		return
+	}
+	w.waitKind = kind
+	s := w.pool.sleep
+	idle := s.StartLooking(w.index)
+	w.pool.idleCheck()
+	for !l.Probe() {
+		if wk, ok := w.findWork(); ok {
+			s.WorkFound()
+			w.execute(wk)
+			// Run whatever else is there before counting this worker
+			// idle again. rayon-core re-enters the inactive count after
+			// every job; under a stream of submitted tasks that is two
+			// writes per task to the counters word every poster reads.
+			// A worker between two found jobs is busy in all but name:
+			// not counting it idle can only make a poster wake a
+			// sleeper it did not need (awake-but-idle is understated),
+			// never miss one, and the sleepy/sleeping steps are
+			// untouched.
+			for !l.Probe() {
+				if wk, ok = w.findWork(); !ok {
+					break
+				}
+				w.execute(wk)
+			}
+			idle = s.StartLooking(w.index)
+			w.pool.idleCheck() // after StartLooking's full barrier
+			continue
+		}
+		s.NoWorkFound(&idle, l, w.pool.hasInjectedJobs)
+	}
+	s.WorkFound()
+}
+
+// waitJoin waits until the thief that stole f's job has finished it, running
+// meanwhile only jobs that descend from it: those its thief pushed while
+// running it. The thief publishes its index in f.thief before it runs the
+// job; until then there is nothing to help with.
+func (w *Worker) waitJoin(f *frame) {
+	outer := w.waitKind
+	w.waitKind = waitJoin
+	s := w.pool.sleep
+	unset := func() bool { return !f.latch.Probe() }
+	rounds := 0
+	for !f.latch.Probe() {
+		if t := f.thief.Load(); t != 0 {
+			r, st := w.pool.workers[t-1].deque.StealIf(unset)
+			switch st {
+			case deque.Success:
+				w.stats.bump(&w.stats.steals)
+				w.stats.bump(&w.stats.executed)
+				w.executeRef(r)
+				rounds = 0
+				continue
+			case deque.Retry:
+				continue
+			}
+		}
+		s.IsolatedNoWork(&rounds, w.index, &f.latch)
+	}
+	w.waitKind = outer
+}
+
+// waitScope waits until every task of st has finished, running meanwhile
+// only the scope's tasks and their descendants: its own deque, and what the
+// workers running a task of st pushed meanwhile.
+func (w *Worker) waitScope(st *scopeState) {
+	outer := w.waitKind
+	w.waitKind = waitScope
+	s := w.pool.sleep
+	rounds := 0
+	for !st.latch.Probe() {
+		if r, ok := w.deque.Pop(); ok {
+			w.stats.bump(&w.stats.executed)
+			w.executeRef(r)
+			rounds = 0
+			continue
+		}
+		if r, ok := w.stealInScope(st); ok {
+			w.stats.bump(&w.stats.executed)
+			w.executeRef(r)
+			rounds = 0
+			continue
+		}
+		s.IsolatedNoWork(&rounds, w.index, &st.latch)
+	}
+	w.waitKind = outer
+}
+
+// stealInScope steals a job from a worker that runs a task of st, pushed
+// while it runs it.
+func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
+	workers := w.pool.workers
+	n := len(workers)
+	start := int(w.nextRand() % uint64(n))
+	for i := 0; i < n; i++ {
+		v := workers[(start+i)%n]
+		if v == w || v.scope.Load() != st {
+			continue
+		}
+		r, res := v.deque.StealIf(func() bool { return v.scope.Load() == st })
+		if res == deque.Success {
+			w.stats.bump(&w.stats.steals)
+			return r, true
+		}
+		// Retry: lost a race for an element; the wait loop comes back.
+	}
+	return 0, false
+}
+
+// waitCall waits until l is Set by a call this worker made into another
+// pool. The worker keeps serving its own pool meanwhile — pools that call
+// each other, in any direction and nesting, never deadlock for want of a
+// worker — but not on the caller's goroutine: the worker is lent to a new
+// goroutine, which runs serve until l is Set and then hands the worker
+// back. So what it runs (any task of the pool) cannot unwind the caller,
+// and a Goexit there ends only the lent goroutine (another one takes over
+// the loan). The caller blocks on a channel, outside the sleep protocol,
+// while the lent goroutine uses the worker's place in it.
+func (w *Worker) waitCall(l *sleep.CoreLatch) {
+	if l.Probe() {
+		return
+	}
+	outer, d, gid := w.waitKind, w.depth, w.goid.Load()
+	back := make(chan struct{})
+	w.pool.wg.Add(1)
+	go w.lend(l, back)
+	<-back
+	w.waitKind, w.depth = outer, d
+	w.goid.Store(gid)
+}
+
+// lend is the body of a goroutine the worker is lent to while its own
+// goroutine waits in waitCall (which made back). A Goexit in a task it runs
+// ends it; its deferred call then lends the worker to a new goroutine, which
+// goes on.
+func (w *Worker) lend(l *sleep.CoreLatch, back chan struct{}) {
+	p := w.pool
+	done := false
+	defer func() {
+		if !done {
+			p.respawns.Add(1)
+			go w.lend(l, back)
+			return
+		}
+		p.wg.Done()
+	}()
+	w.goid.Store(curGoid())
+	w.serve(l, waitCall)
+	done = true
+	close(back)
+}

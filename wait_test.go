@@ -1,0 +1,352 @@
+package blitz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Tests of work isolation (wait.go) and of the Goexit and panic rules that
+// rest on it (doc.go, "Panics and Goexit").
+
+// TestJoinWaitRunsNoUnrelatedTask pins a joiner in waitJoin (its second
+// half stolen and held by a gate) with a submitted task queued, and lets
+// the joiner run out of idle rounds and sleep: the task must not run on the
+// joiner meanwhile. It runs once the join is done and the worker is idle.
+func TestJoinWaitRunsNoUnrelatedTask(t *testing.T) {
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				bStarted, queued, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+				var released, ranEarly atomic.Bool
+				gDone := make(chan struct{})
+				joined := make(chan error, 1)
+				go func() {
+					_, err := DoContext(context.Background(), p, func(w *Worker) struct{} {
+						w.Join(func(*Worker) { <-bStarted; <-queued }, func(*Worker) { close(bStarted); <-release })
+						return struct{}{}
+					})
+					joined <- err
+				}()
+				// Both workers are held (one in each half) while the task
+				// is queued, so it is in the queue when the join starts
+				// waiting.
+				within(t, "the second half starting", func() { <-bStarted })
+				require.NoError(t, p.Go(func(*Worker) {
+					ranEarly.Store(!released.Load())
+					close(gDone)
+				}))
+				close(queued)
+				// The joiner has searched, yielded and parked on its join
+				// latch with the task in the queue: before isolation it
+				// ran the task first.
+				eventually(t, "the joiner sleeping on its join", func() bool { return p.Stats().JoinSleeps > 0 })
+				released.Store(true)
+				close(release)
+				within(t, "the join", func() { require.NoError(t, <-joined) })
+				within(t, "the queued task", func() { <-gDone })
+				require.False(t, ranEarly.Load(), "a task submitted while a join waited ran on the waiting worker")
+			})
+		})
+	}
+}
+
+// TestMutexAroundJoinAndScope runs tasks that hold a mutex around a
+// fork-join next to tasks that take the same mutex. Each round makes sure the
+// holder really waits with those tasks queued: its second half (or its
+// scope's task) is stolen, and it stays busy until the plain tasks were
+// submitted. Without isolation the waiting holder picks up a task that
+// blocks on the mutex, on its own goroutine: a deadlock. The watchdog turns
+// a hang into a failure with a goroutine dump.
+func TestMutexAroundJoinAndScope(t *testing.T) {
+	rounds := 30
+	if testing.Short() {
+		rounds = 10
+	}
+	for _, kind := range []string{"join", "scope"} {
+		for _, n := range []int{2, 4, 8} {
+			t.Run(fmt.Sprintf("around=%s/workers=%d", kind, n), func(t *testing.T) {
+				withPool(t, []Option{WithWorkers(n)}, func(p *Pool) {
+					var mu sync.Mutex
+					var bad, plain atomic.Int64
+					for r := 0; r < rounds; r++ {
+						var wg sync.WaitGroup
+						started, submitted := make(chan struct{}), make(chan struct{})
+						stolen := func(w *Worker) int {
+							close(started)
+							<-submitted
+							return fibJoin(w, 12)
+						}
+						wg.Add(1)
+						require.NoError(t, p.Go(func(w *Worker) {
+							defer wg.Done()
+							mu.Lock()
+							defer mu.Unlock()
+							switch kind {
+							case "join":
+								_, got := Join(w, func(*Worker) int { <-started; return 0 }, stolen)
+								if got != seqFib(12) {
+									bad.Add(1)
+								}
+							case "scope":
+								var sum atomic.Int64
+								w.Scope(func(s *Scope) {
+									s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(stolen(w))) })
+									for i := 0; i < 4; i++ {
+										s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(fibJoin(w, 10))) })
+									}
+									<-started
+								})
+								if sum.Load() != int64(seqFib(12)+4*seqFib(10)) {
+									bad.Add(1)
+								}
+							}
+						}))
+						within(t, "the stolen half starting", func() { <-started })
+						for i := 0; i < 2*n; i++ {
+							wg.Add(1)
+							require.NoError(t, p.Go(func(*Worker) {
+								defer wg.Done()
+								mu.Lock()
+								plain.Add(1)
+								mu.Unlock()
+							}))
+						}
+						close(submitted)
+						within(t, "tasks around a mutex", wg.Wait)
+					}
+					require.Zero(t, bad.Load())
+					require.EqualValues(t, rounds*2*n, plain.Load())
+				})
+			})
+		}
+	}
+}
+
+// fibJoin is fib with a JoinArgs at every level.
+func fibJoin(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, b := JoinArgs(w, fibJoin, n-1, fibJoin, n-2)
+	return a + b
+}
+
+// A bomb is what a leaf of a storm tree does: nothing, Goexit or panic.
+type bomb uint8
+
+const (
+	bombNone bomb = iota
+	bombGoexit
+	bombPanic
+)
+
+// stormArg is a node of a storm tree: the leaves lo..hi-1 sum to their
+// indexes; the leaves at goexitAt and panicAt (when in range) set off their
+// bomb.
+type stormArg struct {
+	lo, hi            int
+	goexitAt, panicAt int
+}
+
+type stormPanic struct{ at int }
+
+func stormSum(w *Worker, a stormArg) int {
+	if a.hi-a.lo == 1 {
+		switch a.lo {
+		case a.goexitAt:
+			runtime.Goexit()
+		case a.panicAt:
+			panic(stormPanic{a.lo})
+		}
+		return a.lo
+	}
+	mid := a.lo + (a.hi-a.lo)/2
+	l, r := a, a
+	l.hi, r.lo = mid, mid
+	x, y := JoinArgs(w, stormSum, l, stormSum, r)
+	return x + y
+}
+
+// TestGoexitAndPanicStorm submits, from many goroutines at once, fork-joins
+// that are clean, that Goexit at a random leaf, that panic at one, or both,
+// next to plain tasks that Goexit or panic, on every backend and pool size.
+// A clean fork-join must return its exact sum, never ErrGoexit or a panic
+// that it did not cause (a worker waiting on its join used to run the other
+// tasks, whose Goexit unwound the join); a bombed one must report its own
+// bomb. Afterwards the pool must still compute exactly. Under -race this
+// also catches a frame reused while a thief still writes it.
+func TestGoexitAndPanicStorm(t *testing.T) {
+	const leaves = 256
+	want := leaves * (leaves - 1) / 2
+	tasks := 400
+	if testing.Short() {
+		tasks = 100
+	}
+	var stolen uint64
+	defer func() {
+		if !t.Failed() {
+			require.NotZero(t, stolen, "no join was stolen: the waits under test never happened")
+		}
+	}()
+	for _, k := range testParkings() {
+		for _, n := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
+				handled := make(chan struct{}, 4*tasks)
+				opts := []Option{WithParking(k), WithWorkers(n),
+					WithPanicHandler(func(any, []byte) { handled <- struct{}{} })}
+				withPool(t, opts, func(p *Pool) {
+					var wg sync.WaitGroup
+					var clean, exited, panicked atomic.Int64
+					errs := make(chan error, tasks)
+					for g := 0; g < tasks; g++ {
+						wg.Add(1)
+						go func(seed uint64) {
+							defer wg.Done()
+							rng := rand.New(rand.NewPCG(seed, 7))
+							a := stormArg{lo: 0, hi: leaves, goexitAt: -1, panicAt: -1}
+							kind := rng.IntN(5)
+							if kind == 1 || kind == 3 {
+								a.goexitAt = rng.IntN(leaves)
+							}
+							if kind == 2 || kind == 3 {
+								a.panicAt = rng.IntN(leaves)
+								if a.panicAt == a.goexitAt {
+									a.panicAt = (a.panicAt + 1) % leaves
+								}
+							}
+							// Noise: plain tasks that end in a Goexit or a
+							// panic, run by whichever worker is free.
+							_ = p.Go(func(*Worker) { runtime.Goexit() })
+							_ = p.Go(func(*Worker) { panic("noise") })
+							got, err := DoContext(context.Background(), p, func(w *Worker) int { return stormSum(w, a) })
+							var pe *PanicError
+							switch {
+							case kind == 0 || kind == 4:
+								if err != nil || got != want {
+									errs <- fmt.Errorf("clean tree: %d, %v; want %d", got, err, want)
+								}
+								clean.Add(1)
+							case kind == 1:
+								if !errors.Is(err, ErrGoexit) {
+									errs <- fmt.Errorf("tree with a Goexit at %d: %d, %v", a.goexitAt, got, err)
+								}
+								exited.Add(1)
+							case kind == 2:
+								if !errors.As(err, &pe) || pe.Value != (stormPanic{a.panicAt}) {
+									errs <- fmt.Errorf("tree with a panic at %d: %d, %v", a.panicAt, got, err)
+								}
+								panicked.Add(1)
+							default: // both: one of the two, never success
+								if !errors.Is(err, ErrGoexit) && !(errors.As(err, &pe) && pe.Value == (stormPanic{a.panicAt})) {
+									errs <- fmt.Errorf("tree with both bombs: %d, %v", got, err)
+								}
+							}
+						}(uint64(g))
+					}
+					within(t, "storm", wg.Wait)
+					close(errs)
+					for err := range errs {
+						t.Error(err)
+					}
+					for i := 0; i < tasks; i++ {
+						within(t, "the noise panics", func() { <-handled })
+					}
+					require.Equal(t, seqFib(20), doW(t, p, func(w *Worker) int { return fibJoin(w, 20) }))
+					st := p.Stats()
+					require.NotZero(t, st.Respawns, "no task ended its goroutine")
+					require.NotZero(t, clean.Load()*exited.Load()*panicked.Load(), "a kind of tree never ran")
+					stolen += st.JoinsStolen
+				})
+			})
+		}
+	}
+}
+
+// TestJoinNestedGoexitAndPanic covers a second Goexit or panic while a join
+// already unwinds: the half the joiner runs during its cleanup (popped back
+// on one worker, or stolen on two) ends badly too. The outcome follows the
+// rules of doc.go, and the pool's frames stay consistent: an exact fork-join
+// afterwards on the same workers.
+func TestJoinNestedGoexitAndPanic(t *testing.T) {
+	type half func(w *Worker)
+	exit := func(*Worker) { runtime.Goexit() }
+	boom := func(v string) half { return func(*Worker) { panic(v) } }
+	nested := func(w *Worker) { w.Join(exit, exit) }
+	cases := []struct {
+		name string
+		a, b half
+		// want: "goexit" or the panic value that must arrive
+		want string
+	}{
+		{"goexit,goexit", exit, exit, "goexit"},
+		{"goexit,panic", exit, boom("b"), "b"},
+		{"panic,panic", boom("a"), boom("b"), "a"},
+		{"nested-goexit,goexit", nested, exit, "goexit"},
+		{"nested-goexit,panic", nested, boom("b"), "b"},
+	}
+	for _, k := range testParkings() {
+		for _, n := range []int{1, 2} {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
+				withPool(t, []Option{WithParking(k), WithWorkers(n)}, func(p *Pool) {
+					for _, c := range cases {
+						_, err := DoContext(context.Background(), p, func(w *Worker) struct{} {
+							w.Join(c.a, c.b)
+							return struct{}{}
+						})
+						var pe *PanicError
+						if c.want == "goexit" {
+							require.ErrorIs(t, err, ErrGoexit, c.name)
+						} else {
+							require.ErrorAs(t, err, &pe, c.name)
+							require.Equal(t, c.want, pe.Value, c.name)
+						}
+						require.Equal(t, seqFib(18), doW(t, p, func(w *Worker) int { return fibJoin(w, 18) }), c.name)
+					}
+				})
+			})
+		}
+	}
+}
+
+// TestScopeGoexitWhileSettling: the body of a scope calls Goexit, and tasks
+// of the scope call Goexit while the owner settles the scope during that
+// unwinding. Every task still runs (counted), the caller sees ErrGoexit, and
+// the pool computes exactly afterwards.
+func TestScopeGoexitWhileSettling(t *testing.T) {
+	for _, k := range testParkings() {
+		for _, n := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
+				withPool(t, []Option{WithParking(k), WithWorkers(n)}, func(p *Pool) {
+					const spawned = 16
+					var ran atomic.Int64
+					_, err := DoContext(context.Background(), p, func(w *Worker) struct{} {
+						w.Scope(func(s *Scope) {
+							for i := 0; i < spawned; i++ {
+								s.Spawn(func(w *Worker, _ *Scope) {
+									ran.Add(1)
+									if i%3 == 0 {
+										runtime.Goexit()
+									}
+									_ = fibJoin(w, 8)
+								})
+							}
+							runtime.Goexit()
+						})
+						return struct{}{}
+					})
+					require.ErrorIs(t, err, ErrGoexit)
+					require.EqualValues(t, spawned, ran.Load())
+					require.Equal(t, seqFib(18), doW(t, p, func(w *Worker) int { return fibJoin(w, 18) }))
+				})
+			})
+		}
+	}
+}
