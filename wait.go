@@ -53,6 +53,10 @@ import (
 //     are isolated too). Once it returns, T signals the job's waiter (the
 //     frame's latch Set, or its scope mark cleared) before it pushes
 //     anything else.
+//     Exception: while T waits on a call into another pool it is lent to
+//     a goroutine that serves the pool (waitCall), and what that pushes
+//     descends from nothing T was running; T says so (Worker.lent, and its
+//     scope mark cleared) and waiters stay off until it is back.
 //  3. The waiter's steal is deque.StealIf: it reads top, bottom and the
 //     element, checks that the signal has not happened, and only then
 //     claims the element. If the claim succeeds, the bottom it read was
@@ -118,11 +122,16 @@ func (w *Worker) waitJoin(f *frame) {
 	outer := w.waitKind
 	w.waitKind = waitJoin
 	s := w.pool.sleep
-	unset := func() bool { return !f.latch.Probe() }
+	var thief *Worker
+	var ok func() bool
 	rounds := 0
 	for !f.latch.Probe() {
 		if t := f.thief.Load(); t != 0 {
-			r, st := w.pool.workers[t-1].deque.StealIf(unset)
+			if thief == nil {
+				thief = w.pool.workers[t-1]
+				ok = func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 }
+			}
+			r, st := thief.deque.StealIf(ok)
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)
@@ -200,10 +209,19 @@ func (w *Worker) waitCall(l *sleep.CoreLatch) {
 		return
 	}
 	outer, d, gid := w.waitKind, w.depth, w.goid.Load()
+	// While lent, the worker pushes jobs that descend from nothing its
+	// own goroutine runs: no waiter may take them as its own. Its scope
+	// mark is cleared, and lent tells joiners stealing from it
+	// (waitJoin) to stay off. Both are restored once it is back, when
+	// everything the loan pushed has been run.
+	scope := w.scope.Swap(nil)
+	w.lent.Add(1)
 	back := make(chan struct{})
 	w.pool.wg.Add(1)
 	go w.lend(l, back)
 	<-back
+	w.lent.Add(^uint32(0))
+	w.scope.Store(scope)
 	w.waitKind, w.depth = outer, d
 	w.goid.Store(gid)
 }

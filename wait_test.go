@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -349,4 +350,57 @@ func TestScopeGoexitWhileSettling(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestJoinWaitSkipsLentThief: the thief of a join's second half waits on a
+// call into another pool, and is lent meanwhile to a goroutine that serves
+// its pool; what that goroutine pushes descends from nothing the thief was
+// running. The joiner, leapfrogging on the thief, must leave it alone: the
+// unrelated half below runs on the thief's loan, not on the joiner.
+func TestJoinWaitSkipsLentThief(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(a *Pool) {
+		b, err := New(WithWorkers(1))
+		require.NoError(t, err)
+		defer within(t, "Close", func() { assert.NoError(t, b.Close()) })
+		func() {
+			var joiner, ranOn atomic.Int64
+			callStarted, release := make(chan struct{}), make(chan struct{})
+			u1Started, u2Ran := make(chan struct{}), make(chan struct{})
+			joined := make(chan struct{})
+			go func() {
+				defer close(joined)
+				a.Run(func(w *Worker) {
+					joiner.Store(int64(w.Index()))
+					w.Join(func(*Worker) { <-u1Started }, func(w *Worker) {
+						b.RunFrom(w, func(*Worker) { close(callStarted); <-release })
+					})
+				})
+			}()
+			within(t, "the call into the other pool", func() { <-callStarted })
+			// Only the thief's loan can take this task: the joiner is held
+			// in its first half until the task has pushed its own half.
+			require.NoError(t, a.Go(func(w *Worker) {
+				w.Join(func(*Worker) {
+					close(u1Started)
+					// Give the joiner its chance: it parks on its join
+					// once it found nothing it may take.
+					for a.Stats().JoinSleeps == 0 {
+						select {
+						case <-u2Ran:
+							return
+						default:
+							runtime.Gosched()
+						}
+					}
+				}, func(w *Worker) {
+					ranOn.Store(int64(w.Index()))
+					close(u2Ran)
+				})
+			}))
+			within(t, "the unrelated half", func() { <-u2Ran })
+			close(release)
+			within(t, "the join", func() { <-joined })
+			require.NotEqual(t, joiner.Load(), ranOn.Load(), "the joiner ran a half pushed by its lent thief")
+		}()
+	})
 }

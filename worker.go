@@ -54,6 +54,14 @@ type Worker struct {
 	// workers that run a task of its scope.
 	scope atomic.Pointer[scopeState]
 
+	// lent counts the loans in progress of this worker to goroutines that
+	// serve the pool while its own goroutine waits on a call into another
+	// pool (waitCall): nested calls nest loans. Changed by the goroutine
+	// that lends the worker, before the loan starts and after it ended;
+	// loaded by joiners stealing from this worker (waitJoin), which take
+	// nothing while it is not 0.
+	lent atomic.Uint32
+
 	// goid is the id of the goroutine running the worker. Written by that
 	// goroutine when it starts (a replacement after Goexit writes its own),
 	// read by Close to refuse being called from a task (ErrCloseInTask).
