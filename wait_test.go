@@ -140,15 +140,6 @@ func fibJoin(w *Worker, n int) int {
 	return a + b
 }
 
-// A bomb is what a leaf of a storm tree does: nothing, Goexit or panic.
-type bomb uint8
-
-const (
-	bombNone bomb = iota
-	bombGoexit
-	bombPanic
-)
-
 // stormArg is a node of a storm tree: the leaves lo..hi-1 sum to their
 // indexes; the leaves at goexitAt and panicAt (when in range) set off their
 // bomb.
