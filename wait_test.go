@@ -72,63 +72,69 @@ func TestMutexAroundJoinAndScope(t *testing.T) {
 		rounds = 10
 	}
 	for _, kind := range []string{"join", "scope"} {
-		for _, n := range []int{2, 4, 8} {
-			t.Run(fmt.Sprintf("around=%s/workers=%d", kind, n), func(t *testing.T) {
-				withPool(t, []Option{WithWorkers(n)}, func(p *Pool) {
-					var mu sync.Mutex
-					var bad, plain atomic.Int64
-					for r := 0; r < rounds; r++ {
-						var wg sync.WaitGroup
-						started, submitted := make(chan struct{}), make(chan struct{})
-						stolen := func(w *Worker) int {
-							close(started)
-							<-submitted
-							return fibJoin(w, 12)
-						}
-						wg.Add(1)
-						require.NoError(t, p.Go(func(w *Worker) {
-							defer wg.Done()
-							mu.Lock()
-							defer mu.Unlock()
-							switch kind {
-							case "join":
-								_, got := Join(w, func(*Worker) int { <-started; return 0 }, stolen)
-								if got != seqFib(12) {
-									bad.Add(1)
-								}
-							case "scope":
-								var sum atomic.Int64
-								w.Scope(func(s *Scope) {
-									s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(stolen(w))) })
-									for i := 0; i < 4; i++ {
-										s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(fibJoin(w, 10))) })
-									}
-									<-started
-								})
-								if sum.Load() != int64(seqFib(12)+4*seqFib(10)) {
-									bad.Add(1)
-								}
-							}
-						}))
-						within(t, "the stolen half starting", func() { <-started })
-						for i := 0; i < 2*n; i++ {
-							wg.Add(1)
-							require.NoError(t, p.Go(func(*Worker) {
-								defer wg.Done()
-								mu.Lock()
-								plain.Add(1)
-								mu.Unlock()
-							}))
-						}
-						close(submitted)
-						within(t, "tasks around a mutex", wg.Wait)
-					}
-					require.Zero(t, bad.Load())
-					require.EqualValues(t, rounds*2*n, plain.Load())
+		for _, k := range testParkings() {
+			for _, n := range []int{2, 4, 8} {
+				t.Run(fmt.Sprintf("around=%s/parking=%v/workers=%d", kind, k, n), func(t *testing.T) {
+					testMutexAround(t, kind, rounds, []Option{WithParking(k), WithWorkers(n)}, n)
 				})
-			})
+			}
 		}
 	}
+}
+
+func testMutexAround(t *testing.T, kind string, rounds int, opts []Option, n int) {
+	withPool(t, opts, func(p *Pool) {
+		var mu sync.Mutex
+		var bad, plain atomic.Int64
+		for r := 0; r < rounds; r++ {
+			var wg sync.WaitGroup
+			started, submitted := make(chan struct{}), make(chan struct{})
+			stolen := func(w *Worker) int {
+				close(started)
+				<-submitted
+				return fibJoin(w, 12)
+			}
+			wg.Add(1)
+			require.NoError(t, p.Go(func(w *Worker) {
+				defer wg.Done()
+				mu.Lock()
+				defer mu.Unlock()
+				switch kind {
+				case "join":
+					_, got := Join(w, func(*Worker) int { <-started; return 0 }, stolen)
+					if got != seqFib(12) {
+						bad.Add(1)
+					}
+				case "scope":
+					var sum atomic.Int64
+					w.Scope(func(s *Scope) {
+						s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(stolen(w))) })
+						for i := 0; i < 4; i++ {
+							s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(fibJoin(w, 10))) })
+						}
+						<-started
+					})
+					if sum.Load() != int64(seqFib(12)+4*seqFib(10)) {
+						bad.Add(1)
+					}
+				}
+			}))
+			within(t, "the stolen half starting", func() { <-started })
+			for i := 0; i < 2*n; i++ {
+				wg.Add(1)
+				require.NoError(t, p.Go(func(*Worker) {
+					defer wg.Done()
+					mu.Lock()
+					plain.Add(1)
+					mu.Unlock()
+				}))
+			}
+			close(submitted)
+			within(t, "tasks around a mutex", wg.Wait)
+		}
+		require.Zero(t, bad.Load())
+		require.EqualValues(t, rounds*2*n, plain.Load())
+	})
 }
 
 // fibJoin is fib with a JoinArgs at every level.
