@@ -328,8 +328,12 @@ func (p *Pool) Close() error {
 //
 // Shutdown is idempotent and safe to call concurrently with Close and
 // itself. Called from a task of the same pool it returns ErrCloseInTask and
-// leaves the pool open.
+// leaves the pool open. A nil ctx is a programmer error: Shutdown panics
+// before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if ctx == nil {
+		panic("blitz: Shutdown with a nil context")
+	}
 	if p.inTask() {
 		return ErrCloseInTask
 	}
