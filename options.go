@@ -52,17 +52,26 @@ func WithParking(kind Parking) Option {
 
 // WithSpinRounds sets how many idle rounds (each a steal sweep and a yield) a
 // worker makes before it announces itself sleepy and then parks. 0 keeps the
-// measured default of the sleep package; negative values are an error.
-// Larger values trade idle CPU for wake-up latency.
+// measured default of the sleep package (sleep.DefaultRoundsUntilSleepy);
+// n must be between 0 and MaxSpinRounds. Larger values trade idle CPU for
+// wake-up latency.
 func WithSpinRounds(n int) Option {
 	return func(c *config) {
-		if n < 0 {
-			c.fail("WithSpinRounds(%d): the round count must not be negative", n)
+		if n < 0 || n > MaxSpinRounds {
+			c.fail("WithSpinRounds(%d): the round count must be between 0 and MaxSpinRounds (%d)", n, MaxSpinRounds)
 			return
 		}
 		c.spinRounds = n
 	}
 }
+
+// MaxSpinRounds is the largest count WithSpinRounds accepts. The bound keeps
+// the promise that an idle pool stops using CPU: every worker that finds no
+// work parks after at most this many rounds, instead of spinning for as long
+// as a huge count lasts. It is far above the default, past the point where
+// spinning costs more CPU than the wake it saves (sleep.DefaultRoundsUntilSleepy
+// explains that trade).
+const MaxSpinRounds = 1 << 16
 
 // WithPanicHandler sets the function that receives panics from fire-and-forget
 // tasks (Pool.Go), with the value and the stack of the panicking goroutine.
