@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz/topology"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // withDetect makes New place on topo instead of the running machine.
@@ -438,4 +440,53 @@ func TestWorkerPlacementString(t *testing.T) {
 			t.Errorf("%+v.String() = %q, want %q", c.wp, got, c.want)
 		}
 	}
+}
+
+// liveHeap is the heap still reachable after a full collection.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC() // the second cycle frees what the first one's finalizers released
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestPlacementChurnNoLeak creates and closes many pinned pools and checks
+// that nothing stays behind per started worker: no goroutine (goleak), and a
+// live heap that does not grow with the number of pinned workers. Before the
+// measured churn a warm-up churn lets the runtime's caches and free lists
+// reach their working size, so what remains is a leak: the bound per worker
+// is far below what one map entry per pinned thread costs, yet the total it
+// allows is far above the heap's noise.
+func TestPlacementChurnNoLeak(t *testing.T) {
+	if !topology.PinSupported {
+		t.Skip("no pinning on this system")
+	}
+	defer verifyNone(t)
+	topo := topology.Detect() // once: the churn measures pinning, not sysfs
+	const workers = 4         // oversubscribed on small machines: placement reuses CPUs
+	pools := 1000
+	if testing.Short() {
+		pools = 500
+	}
+	churn := func(n int) {
+		for i := 0; i < n; i++ {
+			p, err := New(WithWorkers(workers), WithPlacement(topology.PolicyCompact), withDetect(topo))
+			require.NoError(t, err)
+			for _, wp := range p.Stats().Placement {
+				require.True(t, wp.Pinned, "%v", wp)
+			}
+			require.NoError(t, p.Close())
+		}
+	}
+	churn(pools / 4)
+	before := liveHeap()
+	churn(pools)
+	after := liveHeap()
+	started := uint64(pools * workers)
+	grown := int64(after) - int64(before)
+	t.Logf("live heap %d -> %d bytes over %d pinned workers: %+d bytes (%.1f per worker)",
+		before, after, started, grown, float64(grown)/float64(started))
+	const perWorker = 64 // bytes; one remembered thread costs several times more
+	assert.Less(t, grown, int64(perWorker*started), "the live heap grew with the pinned workers")
 }
