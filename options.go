@@ -140,8 +140,10 @@ const DefaultLatencySampling = 16
 
 // WithStealTiers sets the order in which each worker looks for victims when
 // it steals. tiers[i] lists worker i's victims in tiers, nearest first: a
-// thief tries every victim of a tier, starting at a random one, before moving
-// to the next tier. Each worker index must be in range, appear at most once
+// thief tries the victims of a tier, starting at a random one, before moving
+// to the next tier; every victim of a tier of up to 64, and 64 consecutive
+// ones (from that random start) of a larger tier, so that one search costs
+// a bounded number of probes in any pool. Each worker index must be in range, appear at most once
 // per worker, and never be the worker itself; len(tiers) must equal the
 // worker count. Victims left out are never stolen from by that worker, so
 // callers usually put the remaining workers in a last tier.
@@ -194,19 +196,4 @@ func validateTiers(tiers [][][]int, n int) error {
 		}
 	}
 	return nil
-}
-
-// defaultTiers gives every worker one tier with all the others.
-func defaultTiers(n int) [][][]int {
-	tiers := make([][][]int, n)
-	for i := range tiers {
-		others := make([]int, 0, n-1)
-		for j := 0; j < n; j++ {
-			if j != i {
-				others = append(others, j)
-			}
-		}
-		tiers[i] = [][]int{others}
-	}
-	return tiers
 }

@@ -131,9 +131,12 @@ func WithCPUs(cpus ...int) Option {
 
 // plan is the outcome of placement for one pool.
 type plan struct {
-	cpus  []int     // cpus[i] is worker i's CPU, -1 when unpinned; nil without placement
-	tiers [][][]int // every worker's steal tiers
-	notes []string  // topology.Placement.Notes
+	cpus []int // cpus[i] is worker i's CPU, -1 when unpinned; nil without placement
+	// tiers[i] is worker i's steal tiers; nil for the flat default (one
+	// tier of every other worker, which steal.go enumerates by arithmetic
+	// instead of holding a list per worker).
+	tiers [][][]int
+	notes []string // topology.Placement.Notes
 }
 
 // plan places n workers and chooses their steal tiers: the flat default
@@ -141,11 +144,7 @@ type plan struct {
 // (WithStealTiers, already validated) win over both.
 func (pc *placementConfig) plan(n int, explicitTiers [][][]int) (plan, error) {
 	if !pc.requested() {
-		tiers := explicitTiers
-		if tiers == nil {
-			tiers = defaultTiers(n)
-		}
-		return plan{tiers: tiers}, nil
+		return plan{tiers: explicitTiers}, nil
 	}
 	detect := pc.detect
 	if detect == nil {

@@ -290,7 +290,7 @@ func TestPlanOnIntel2S(t *testing.T) {
 	}
 
 	// Explicit tiers win over the topology's.
-	flat := defaultTiers(16)
+	flat := flatTiers(16)
 	pl, err = planOn(topo, 16, &pc, flat)
 	if err != nil {
 		t.Fatal(err)
@@ -342,6 +342,7 @@ func TestPlacementPoolUsesFixtureTiers(t *testing.T) {
 	withPool(t, []Option{WithWorkers(16), WithPlacement(topology.PolicyCompact), withDetect(topo), withPin(fake)}, func(p *Pool) {
 		want, _ := topo.Place(16, topology.PolicyCompact)
 		wantTiers := topo.StealTiers(want.CPUs)
+		require.False(t, p.flatSteal, "a placed pool steals by its tiers")
 		for i, w := range p.workers {
 			if !reflect.DeepEqual(w.tiers, wantTiers[i]) {
 				t.Errorf("worker %d tiers = %v, want %v", i, w.tiers, wantTiers[i])
@@ -367,9 +368,10 @@ func TestPlacementNone(t *testing.T) {
 			if p.PlacementNotes() != nil {
 				t.Errorf("PlacementNotes = %v, want nil", p.PlacementNotes())
 			}
+			require.True(t, p.flatSteal, "the flat default tier")
 			for i, w := range p.workers {
-				if w.cpu != -1 || !reflect.DeepEqual(w.tiers, defaultTiers(3)[i]) {
-					t.Errorf("worker %d: cpu %d tiers %v", i, w.cpu, w.tiers)
+				if w.cpu != -1 || w.tiers != nil {
+					t.Errorf("worker %d: cpu %d tiers %v, want -1 and the flat default (no list)", i, w.cpu, w.tiers)
 				}
 			}
 			checkWorkload(t, p)
@@ -489,4 +491,20 @@ func TestPlacementChurnNoLeak(t *testing.T) {
 		before, after, started, grown, float64(grown)/float64(started))
 	const perWorker = 64 // bytes; one remembered thread costs several times more
 	assert.Less(t, grown, int64(perWorker*started), "the live heap grew with the pinned workers")
+}
+
+// flatTiers gives every worker one tier with all the others, as an explicit
+// WithStealTiers list (the pool's default is the same order, unlisted).
+func flatTiers(n int) [][][]int {
+	tiers := make([][][]int, n)
+	for i := range tiers {
+		others := make([]int, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != i {
+				others = append(others, j)
+			}
+		}
+		tiers[i] = [][]int{others}
+	}
+	return tiers
 }

@@ -74,6 +74,12 @@ type Pool struct {
 	// place is the placement state of a pool that pins its workers (nil
 	// otherwise); immutable after New but for its started count.
 	place *poolPlacement
+
+	// flatSteal: the workers steal from one flat tier of every other
+	// worker (steal.go: stealFlat), the default; false when
+	// WithStealTiers or a placement gave each worker its tiers
+	// (Worker.tiers). Immutable after New.
+	flatSteal bool
 }
 
 // dequeCapacity is the initial capacity of each worker's deque; it grows.
@@ -106,7 +112,6 @@ func New(opts ...Option) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	tiers := pl.tiers
 	p := &Pool{
 		name:         c.name,
 		backend:      be,
@@ -114,6 +119,7 @@ func New(opts ...Option) (*Pool, error) {
 		drained:      make(chan struct{}),
 		closed:       make(chan struct{}),
 		place:        newPoolPlacement(pl, &c.place),
+		flatSteal:    pl.tiers == nil,
 	}
 	p.inj.init(c.capacity)
 	p.epoch = time.Now()
@@ -129,9 +135,11 @@ func New(opts ...Option) (*Pool, error) {
 			index: i,
 			deque: deque.New[jobRef](dequeCapacity),
 			rng:   splitmix64(seed + uint64(i)),
-			tiers: tiers[i],
 			alone: n == 1,
 			cpu:   -1,
+		}
+		if pl.tiers != nil {
+			w.tiers = pl.tiers[i]
 		}
 		if pl.cpus != nil {
 			w.cpu = pl.cpus[i]
