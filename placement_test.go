@@ -249,9 +249,13 @@ func TestPlacementOversubscribed(t *testing.T) {
 			t.Errorf("an oversubscribed placement has no note")
 		}
 		t.Logf("notes: %q", p.PlacementNotes())
-		// Workers on one CPU are each other's first steal tier.
-		if len(p.workers[0].tiers) == 0 || !reflect.DeepEqual(p.workers[0].tiers[0], []int{allowed, 2 * allowed}) {
-			t.Errorf("worker 0's first tier = %v, want the workers sharing its CPU [%d %d]", p.workers[0].tiers, allowed, 2*allowed)
+		// Workers on one CPU are each other's first steal tier, one list
+		// shared by all of them, the thief included (steal skips it).
+		if len(p.workers[0].tiers) == 0 || !reflect.DeepEqual(p.workers[0].tiers[0], []int{0, allowed, 2 * allowed}) {
+			t.Errorf("worker 0's first tier = %v, want the workers sharing its CPU [0 %d %d]", p.workers[0].tiers, allowed, 2*allowed)
+		}
+		if len(p.workers[allowed].tiers) == 0 || &p.workers[allowed].tiers[0][0] != &p.workers[0].tiers[0][0] {
+			t.Errorf("workers 0 and %d on one CPU do not share their tiers", allowed)
 		}
 		checkWorkload(t, p)
 	})
@@ -270,7 +274,7 @@ func TestPlanOnIntel2S(t *testing.T) {
 	if want := []int{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}; !reflect.DeepEqual(pl.cpus, want) {
 		t.Errorf("cpus = %v, want %v", pl.cpus, want)
 	}
-	if !reflect.DeepEqual(pl.tiers, topo.StealTiers(pl.cpus)) {
+	if !reflect.DeepEqual(ownTiers(pl.tiers), topo.StealTiers(pl.cpus)) {
 		t.Errorf("tiers are not topology.StealTiers of the placement")
 	}
 	w0 := pl.tiers[0]
@@ -318,8 +322,12 @@ func TestPlanOnFixtures(t *testing.T) {
 						t.Errorf("%s/%v/%d: worker %d on cpu %d, not allowed", name, pol, n, i, c)
 					}
 				}
-				if err := validateTiers(pl.tiers, n); err != nil {
+				own := ownTiers(pl.tiers)
+				if err := validateTiers(own, n); err != nil {
 					t.Errorf("%s/%v/%d: %v", name, pol, n, err)
+				}
+				if !reflect.DeepEqual(own, topo.StealTiers(pl.cpus)) {
+					t.Errorf("%s/%v/%d: tiers are not topology.StealTiers of the placement", name, pol, n)
 				}
 			}
 		}
@@ -507,4 +515,26 @@ func flatTiers(n int) [][][]int {
 		tiers[i] = [][]int{others}
 	}
 	return tiers
+}
+
+// ownTiers returns each worker's tiers without the worker itself (a tier
+// shared by the workers of one CPU holds the thief too; steal skips it),
+// dropping tiers left empty: the per-worker form topology.StealTiers gives.
+func ownTiers(tiers [][][]int) [][][]int {
+	out := make([][][]int, len(tiers))
+	for i, ts := range tiers {
+		out[i] = [][]int{}
+		for _, tier := range ts {
+			var own []int
+			for _, v := range tier {
+				if v != i {
+					own = append(own, v)
+				}
+			}
+			if len(own) > 0 {
+				out[i] = append(out[i], own)
+			}
+		}
+	}
+	return out
 }

@@ -49,13 +49,17 @@ func (w *Worker) steal() (jobRef, bool) {
 			}
 			v := int(w.nextRand() % uint64(n))
 			for tries := min(n, maxSweep); tries > 0; tries-- {
-				r, st := workers[tier[v]].deque.Steal()
-				switch st {
-				case deque.Success:
-					w.stats.bump(&w.stats.steals)
-					return r, true
-				case deque.Retry:
-					retry = true
+				// A tier shared by the workers of one CPU
+				// (placement.go: sharedTiers) holds the thief too.
+				if victim := tier[v]; victim != w.index {
+					r, st := workers[victim].deque.Steal()
+					switch st {
+					case deque.Success:
+						w.stats.bump(&w.stats.steals)
+						return r, true
+					case deque.Retry:
+						retry = true
+					}
 				}
 				if v++; v == n {
 					v = 0
