@@ -33,6 +33,15 @@ func (c *config) fail(format string, args ...any) {
 // WithWorkers sets the number of workers. The default is runtime.GOMAXPROCS(0)
 // read once, when New runs; a later change of GOMAXPROCS does not resize the
 // pool. n must be between 1 and sleep.MaxWorkers.
+//
+// A worker that parks on a futex (ParkingFutex, ParkingAuto on Linux) or is
+// pinned by a placement (WithPlacement, WithCPUs) keeps its goroutine locked
+// to an OS thread, and the runtime ends the program when it runs out of
+// threads (debug.SetMaxThreads). So the workers of all open pools that lock
+// threads may hold at most half that limit together (5000 with the default
+// limit); above it New returns an error wrapping ErrThreadLimit. Portable
+// parking without a placement has no such limit: its workers are plain
+// goroutines.
 func WithWorkers(n int) Option {
 	return func(c *config) {
 		if n < 1 || n > sleep.MaxWorkers {

@@ -80,6 +80,12 @@ type Pool struct {
 	// WithStealTiers or a placement gave each worker its tiers
 	// (Worker.tiers). Immutable after New.
 	flatSteal bool
+
+	// lockedThreads is the number of OS threads the workers keep locked
+	// (futex parking, pinning), reserved by New and released by
+	// finishClose once every worker goroutine exited (threads.go); 0 for a
+	// pool of plain goroutines. Immutable after New.
+	lockedThreads int
 }
 
 // dequeCapacity is the initial capacity of each worker's deque; it grows.
@@ -112,14 +118,22 @@ func New(opts ...Option) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	locked := 0 // OS threads the workers hold locked (threads.go)
+	if be.lockThread || pl.cpus != nil {
+		if err := reserveThreads(n, be.kind, pl.cpus != nil); err != nil {
+			return nil, err
+		}
+		locked = n
+	}
 	p := &Pool{
-		name:         c.name,
-		backend:      be,
-		panicHandler: c.panicHandler,
-		drained:      make(chan struct{}),
-		closed:       make(chan struct{}),
-		place:        newPoolPlacement(pl, &c.place),
-		flatSteal:    pl.tiers == nil,
+		name:          c.name,
+		backend:       be,
+		panicHandler:  c.panicHandler,
+		drained:       make(chan struct{}),
+		closed:        make(chan struct{}),
+		place:         newPoolPlacement(pl, &c.place),
+		flatSteal:     pl.tiers == nil,
+		lockedThreads: locked,
 	}
 	p.inj.init(c.capacity)
 	p.epoch = time.Now()
@@ -150,6 +164,7 @@ func New(opts ...Option) (*Pool, error) {
 	}
 	p.sleep, err = sleep.New(sleep.Config{Parkers: parkers, Yield: be.yield, RoundsUntilSleepy: c.spinRounds})
 	if err != nil {
+		releaseThreads(locked)
 		return nil, err
 	}
 	for _, w := range p.workers {
@@ -389,5 +404,6 @@ func (p *Pool) finishClose() {
 		}
 	}
 	p.wg.Wait()
+	releaseThreads(p.lockedThreads)
 	close(p.closed)
 }
