@@ -21,6 +21,13 @@ var ErrCloseInTask = errors.New("blitz: Close called from a task of the same poo
 // (WithCapacity) and that many tasks are already queued.
 var ErrQueueFull = errors.New("blitz: queue is full")
 
+// ErrThreadLimit is wrapped by the error New returns when the pool's workers
+// would hold more OS threads locked than the runtime can spare: workers that
+// park on a futex or are pinned by a placement each keep a thread, and all
+// such workers of the open pools may together hold at most half of the
+// runtime's thread limit (debug.SetMaxThreads). See WithWorkers.
+var ErrThreadLimit = errors.New("blitz: too many workers locked to OS threads")
+
 // ErrPanic matches (errors.Is) every *PanicError: DoContext and TryDo return
 // one when the task panicked.
 var ErrPanic = errors.New("blitz: task panicked")

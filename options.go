@@ -33,6 +33,15 @@ func (c *config) fail(format string, args ...any) {
 // WithWorkers sets the number of workers. The default is runtime.GOMAXPROCS(0)
 // read once, when New runs; a later change of GOMAXPROCS does not resize the
 // pool. n must be between 1 and sleep.MaxWorkers.
+//
+// A worker that parks on a futex (ParkingFutex, ParkingAuto on Linux) or is
+// pinned by a placement (WithPlacement, WithCPUs) keeps its goroutine locked
+// to an OS thread, and the runtime ends the program when it runs out of
+// threads (debug.SetMaxThreads). So the workers of all open pools that lock
+// threads may hold at most half that limit together (5000 with the default
+// limit); above it New returns an error wrapping ErrThreadLimit. Portable
+// parking without a placement has no such limit: its workers are plain
+// goroutines.
 func WithWorkers(n int) Option {
 	return func(c *config) {
 		if n < 1 || n > sleep.MaxWorkers {
@@ -52,17 +61,26 @@ func WithParking(kind Parking) Option {
 
 // WithSpinRounds sets how many idle rounds (each a steal sweep and a yield) a
 // worker makes before it announces itself sleepy and then parks. 0 keeps the
-// measured default of the sleep package; negative values are an error.
-// Larger values trade idle CPU for wake-up latency.
+// measured default of the sleep package (sleep.DefaultRoundsUntilSleepy);
+// n must be between 0 and MaxSpinRounds. Larger values trade idle CPU for
+// wake-up latency.
 func WithSpinRounds(n int) Option {
 	return func(c *config) {
-		if n < 0 {
-			c.fail("WithSpinRounds(%d): the round count must not be negative", n)
+		if n < 0 || n > MaxSpinRounds {
+			c.fail("WithSpinRounds(%d): the round count must be between 0 and MaxSpinRounds (%d)", n, MaxSpinRounds)
 			return
 		}
 		c.spinRounds = n
 	}
 }
+
+// MaxSpinRounds is the largest count WithSpinRounds accepts. The bound keeps
+// the promise that an idle pool stops using CPU: every worker that finds no
+// work parks after at most this many rounds, instead of spinning for as long
+// as a huge count lasts. It is far above the default, past the point where
+// spinning costs more CPU than the wake it saves (sleep.DefaultRoundsUntilSleepy
+// explains that trade).
+const MaxSpinRounds = 1 << 16
 
 // WithPanicHandler sets the function that receives panics from fire-and-forget
 // tasks (Pool.Go), with the value and the stack of the panicking goroutine.
@@ -131,8 +149,10 @@ const DefaultLatencySampling = 16
 
 // WithStealTiers sets the order in which each worker looks for victims when
 // it steals. tiers[i] lists worker i's victims in tiers, nearest first: a
-// thief tries every victim of a tier, starting at a random one, before moving
-// to the next tier. Each worker index must be in range, appear at most once
+// thief tries the victims of a tier, starting at a random one, before moving
+// to the next tier; every victim of a tier of up to 64, and 64 consecutive
+// ones (from that random start) of a larger tier, so that one search costs
+// a bounded number of probes in any pool. Each worker index must be in range, appear at most once
 // per worker, and never be the worker itself; len(tiers) must equal the
 // worker count. Victims left out are never stolen from by that worker, so
 // callers usually put the remaining workers in a last tier.
@@ -185,19 +205,4 @@ func validateTiers(tiers [][][]int, n int) error {
 		}
 	}
 	return nil
-}
-
-// defaultTiers gives every worker one tier with all the others.
-func defaultTiers(n int) [][][]int {
-	tiers := make([][][]int, n)
-	for i := range tiers {
-		others := make([]int, 0, n-1)
-		for j := 0; j < n; j++ {
-			if j != i {
-				others = append(others, j)
-			}
-		}
-		tiers[i] = [][]int{others}
-	}
-	return tiers
 }

@@ -1,11 +1,14 @@
 package blitz
 
 import (
+	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/blitz-go/blitz/sleep"
+	"github.com/stretchr/testify/require"
 )
 
 func TestNewRejectsBadOptions(t *testing.T) {
@@ -19,6 +22,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"negative workers", []Option{WithWorkers(-3)}, "WithWorkers(-3)"},
 		{"too many workers", []Option{WithWorkers(sleep.MaxWorkers + 1)}, "between 1 and"},
 		{"negative spin rounds", []Option{WithSpinRounds(-1)}, "WithSpinRounds(-1)"},
+		{"spin rounds above the maximum", []Option{WithSpinRounds(MaxSpinRounds + 1)}, "MaxSpinRounds"},
+		{"endless spin rounds", []Option{WithSpinRounds(math.MaxInt)}, "WithSpinRounds(" + strconv.Itoa(math.MaxInt) + ")"},
 		{"empty name", []Option{WithName("")}, "WithName"},
 		{"unknown parking", []Option{WithParking(Parking(42))}, "unknown parking"},
 		{"nil option", []Option{nil}, "nil Option"},
@@ -76,4 +81,25 @@ func TestStealTiersAreFollowed(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSpinRoundsMaxParks checks that the largest spin count still lets an
+// idle pool stop: every worker parks after its rounds, on each backend that
+// parks.
+func TestSpinRoundsMaxParks(t *testing.T) {
+	ks := []Parking{ParkingPortable}
+	if runtime.GOOS == "linux" {
+		ks = append(ks, ParkingFutex)
+	}
+	for _, k := range ks {
+		t.Run("parking="+k.String(), func(t *testing.T) {
+			const n = 2
+			withPool(t, []Option{WithParking(k), WithWorkers(n), WithSpinRounds(MaxSpinRounds)}, func(p *Pool) {
+				require.Equal(t, 3, doW(t, p, func(w *Worker) int { return fibArgs(w, 4) }))
+				// Each worker goes idle after the task and parks once its
+				// rounds are spent: Sleeps counts a park per worker.
+				eventually(t, "every idle worker parked", func() bool { return p.Stats().Sleeps >= n })
+			})
+		})
+	}
 }

@@ -12,6 +12,10 @@ package blitz
 // work is balanced, fine pieces when it is not. It needs no tuning, but a
 // loop whose cost per index is tiny should pass a grain (a few thousand
 // indexes) so that no piece is too small to pay for its join.
+//
+// Widths are unsigned: a range may be wider than MaxInt (math.MinInt to
+// math.MaxInt), where hi-lo overflows int. uint(hi)-uint(lo) is the exact
+// width of any range with lo < hi, and lo plus half of it is in range.
 type splitter struct {
 	lo, hi int
 	grain  int // > 0: fixed piece size; <= 0: adaptive
@@ -21,9 +25,9 @@ type splitter struct {
 
 // trySplit reports whether the piece should be cut, updating the budget.
 func (s *splitter) trySplit(w *Worker) bool {
-	n := s.hi - s.lo
+	n := s.width()
 	if s.grain > 0 {
-		return n > s.grain
+		return n > uint(s.grain)
 	}
 	if n < 2 {
 		return false
@@ -40,9 +44,12 @@ func (s *splitter) trySplit(w *Worker) bool {
 	return false
 }
 
+// width is the number of indexes in the piece, hi-lo without overflow.
+func (s *splitter) width() uint { return uint(s.hi) - uint(s.lo) }
+
 // halves cuts the piece in two; both halves are created by w.
 func (s splitter) halves(w *Worker) (left, right splitter) {
-	mid := s.lo + (s.hi-s.lo)/2
+	mid := int(uint(s.lo) + s.width()/2)
 	left, right = s, s
 	left.hi, right.lo = mid, mid
 	left.origin, right.origin = w.index, w.index

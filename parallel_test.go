@@ -2,10 +2,16 @@ package blitz
 
 import (
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestForCoversEachIndexOnce(t *testing.T) {
@@ -131,6 +137,117 @@ func TestParallelPanics(t *testing.T) {
 			Do(p, func(w *Worker) int { return MapReduce[int](w, 0, 1, 0, 0, nil, nil) })
 		}); v == nil {
 			t.Error("MapReduce with nil functions did not panic")
+		}
+	})
+}
+
+// extremeRanges are spans at the ends of int, several wider than MaxInt (hi-lo
+// overflows int), with a grain that keeps the piece count small: the bodies
+// record their pieces and never iterate them.
+var extremeRanges = []struct{ lo, hi, grain int }{
+	{math.MinInt, math.MaxInt, math.MaxInt/8 + 1},
+	{math.MinInt, math.MaxInt, math.MaxInt},
+	{math.MinInt, math.MaxInt, 0},
+	{math.MinInt, math.MaxInt, -1},
+	{math.MinInt, 0, math.MaxInt / 4},
+	{-1, math.MaxInt, math.MaxInt / 3},
+	{math.MinInt, 1, 0},
+	{math.MaxInt - 10, math.MaxInt, 3},
+	{math.MinInt, math.MinInt + 10, 3},
+	{math.MinInt + 1, math.MaxInt, math.MaxInt/16 + 7},
+}
+
+// piece is one [lo, hi) a For body or MapReduce mapper was handed.
+type piece struct{ lo, hi int }
+
+// width is hi-lo without overflow.
+func (pc piece) width() uint { return uint(pc.hi) - uint(pc.lo) }
+
+// minPieces is the fewest pieces of at most grain indexes that cover
+// [lo, hi); 2 for an adaptive grain (the splitter's first budget always
+// halves a range of two or more indexes).
+func minPieces(lo, hi, grain int) int {
+	w := uint(hi) - uint(lo)
+	if grain <= 0 {
+		return min(2, int(min(w, 2)))
+	}
+	n := w / uint(grain)
+	if w%uint(grain) != 0 {
+		n++
+	}
+	return int(n)
+}
+
+// checkTiling checks that pieces, in any order, tile [lo, hi) and respect
+// the grain.
+func checkTiling(t *testing.T, what string, lo, hi, grain int, pieces []piece) {
+	t.Helper()
+	slices.SortFunc(pieces, func(a, b piece) int {
+		if a.lo < b.lo {
+			return -1
+		}
+		if a.lo > b.lo {
+			return 1
+		}
+		return 0
+	})
+	require.NotEmpty(t, pieces, "%s: no piece", what)
+	assert.GreaterOrEqual(t, len(pieces), minPieces(lo, hi, grain), "%s: too few pieces", what)
+	assert.Equal(t, lo, pieces[0].lo, "%s: first piece", what)
+	assert.Equal(t, hi, pieces[len(pieces)-1].hi, "%s: last piece", what)
+	for i, pc := range pieces {
+		assert.Less(t, pc.lo, pc.hi, "%s: empty or reversed piece %d", what, i)
+		if grain > 0 {
+			assert.LessOrEqual(t, pc.width(), uint(grain), "%s: piece %v exceeds the grain", what, pc)
+		}
+		if i > 0 {
+			assert.Equal(t, pieces[i-1].hi, pc.lo, "%s: pieces %v and %v do not meet", what, pieces[i-1], pc)
+		}
+	}
+}
+
+// TestForExtremeRanges checks that For and MapReduce cut spans wider than
+// MaxInt (and spans at either end of int) into pieces that tile the range
+// and respect the grain: the splitter's width must not overflow.
+func TestForExtremeRanges(t *testing.T) {
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		for _, c := range extremeRanges {
+			what := fmt.Sprintf("For(%d, %d, %d)", c.lo, c.hi, c.grain)
+			var mu sync.Mutex
+			var pieces []piece
+			doW(t, p, func(w *Worker) int {
+				For(w, c.lo, c.hi, c.grain, func(_ *Worker, lo, hi int) {
+					mu.Lock()
+					pieces = append(pieces, piece{lo, hi})
+					mu.Unlock()
+				})
+				return 0
+			})
+			checkTiling(t, what, c.lo, c.hi, c.grain, pieces)
+
+			// MapReduce: reduce sees the pieces in index order, so
+			// neighbours must meet; the result spans the whole range.
+			what = fmt.Sprintf("MapReduce(%d, %d, %d)", c.lo, c.hi, c.grain)
+			pieces = pieces[:0]
+			type span struct {
+				lo, hi, n int
+				ok        bool
+			}
+			got := doW(t, p, func(w *Worker) span {
+				return MapReduce(w, c.lo, c.hi, c.grain, span{},
+					func(_ *Worker, lo, hi int) span {
+						mu.Lock()
+						pieces = append(pieces, piece{lo, hi})
+						mu.Unlock()
+						return span{lo, hi, 1, true}
+					},
+					func(a, b span) span { return span{a.lo, b.hi, a.n + b.n, a.ok && b.ok && a.hi == b.lo} })
+			})
+			assert.True(t, got.ok, "%s: reduce saw neighbours that do not meet", what)
+			assert.Equal(t, c.lo, got.lo, "%s: result's lo", what)
+			assert.Equal(t, c.hi, got.hi, "%s: result's hi", what)
+			assert.Len(t, pieces, got.n, "%s: mapper calls", what)
+			checkTiling(t, what, c.lo, c.hi, c.grain, pieces)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package blitz
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/blitz-go/blitz/topology"
@@ -131,9 +132,13 @@ func WithCPUs(cpus ...int) Option {
 
 // plan is the outcome of placement for one pool.
 type plan struct {
-	cpus  []int     // cpus[i] is worker i's CPU, -1 when unpinned; nil without placement
-	tiers [][][]int // every worker's steal tiers
-	notes []string  // topology.Placement.Notes
+	cpus []int // cpus[i] is worker i's CPU, -1 when unpinned; nil without placement
+	// tiers[i] is worker i's steal tiers; nil for the flat default (one
+	// tier of every other worker, which steal.go enumerates by arithmetic
+	// instead of holding a list per worker). A tier may hold worker i
+	// itself (sharedTiers); steal skips it.
+	tiers [][][]int
+	notes []string // topology.Placement.Notes
 }
 
 // plan places n workers and chooses their steal tiers: the flat default
@@ -141,11 +146,7 @@ type plan struct {
 // (WithStealTiers, already validated) win over both.
 func (pc *placementConfig) plan(n int, explicitTiers [][][]int) (plan, error) {
 	if !pc.requested() {
-		tiers := explicitTiers
-		if tiers == nil {
-			tiers = defaultTiers(n)
-		}
-		return plan{tiers: tiers}, nil
+		return plan{tiers: explicitTiers}, nil
 	}
 	detect := pc.detect
 	if detect == nil {
@@ -180,9 +181,65 @@ func planOn(topo *topology.Topology, n int, pc *placementConfig, explicitTiers [
 	}
 	tiers := explicitTiers
 	if tiers == nil {
-		tiers = topo.StealTiers(pl.CPUs)
+		tiers = sharedTiers(topo, pl.CPUs)
 	}
 	return plan{cpus: pl.CPUs, tiers: tiers, notes: pl.Notes}, nil
+}
+
+// sharedTiers is topo.StealTiers(cpus) with one set of tiers per CPU,
+// shared by every worker placed on it, so that memory and time grow with
+// CPUs × workers, not workers²: an oversubscribed placement of thousands of
+// workers on a few CPUs stays linear in the worker count. The tiers are
+// computed among the distinct CPUs (one worker standing for each) and each
+// CPU in a tier is replaced by the workers on it, ascending. The workers
+// sharing a CPU form its first tier, the thief itself included (steal skips
+// it); with the thief removed, worker i's tiers are exactly
+// topo.StealTiers(cpus)[i]. Unpinned workers (CPU -1) share one flat tier
+// of every worker, as StealTiers gives an unpinned thief.
+func sharedTiers(topo *topology.Topology, cpus []int) [][][]int {
+	slot := make(map[int]int) // CPU -> index in distinct
+	var distinct []int
+	var on [][]int // on[d]: the workers placed on distinct[d], ascending
+	for i, c := range cpus {
+		d, ok := slot[c]
+		if !ok {
+			d = len(distinct)
+			slot[c] = d
+			distinct = append(distinct, c)
+			on = append(on, nil)
+		}
+		on[d] = append(on[d], i)
+	}
+	byRep := topo.StealTiers(distinct) // tiers of distinct indexes
+	per := make([][][]int, len(distinct))
+	for d, c := range distinct {
+		if c < 0 {
+			all := make([]int, len(cpus))
+			for i := range all {
+				all[i] = i
+			}
+			per[d] = [][]int{all}
+			continue
+		}
+		ts := make([][]int, 0, len(byRep[d])+1)
+		if len(on[d]) > 1 {
+			ts = append(ts, on[d])
+		}
+		for _, tier := range byRep[d] {
+			var ws []int
+			for _, e := range tier {
+				ws = append(ws, on[e]...)
+			}
+			slices.Sort(ws)
+			ts = append(ts, ws)
+		}
+		per[d] = ts
+	}
+	tiers := make([][][]int, len(cpus))
+	for i, c := range cpus {
+		tiers[i] = per[slot[c]]
+	}
+	return tiers
 }
 
 // poolPlacement is a pinned pool's placement state; Pool.place is nil for a

@@ -30,7 +30,7 @@ func BenchmarkPlacement(b *testing.B) {
 	orders := []struct {
 		name  string
 		tiers [][][]int
-	}{{"tiered", topo.StealTiers(compact.CPUs)}, {"flat", defaultTiers(workers)}}
+	}{{"tiered", topo.StealTiers(compact.CPUs)}, {"flat", flatTiers(workers)}}
 	policies := []topology.Policy{topology.PolicyCompact, topology.PolicyNone}
 	buf := make([]float64, 1<<16)
 	works := []struct {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz/topology"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // withDetect makes New place on topo instead of the running machine.
@@ -247,9 +249,13 @@ func TestPlacementOversubscribed(t *testing.T) {
 			t.Errorf("an oversubscribed placement has no note")
 		}
 		t.Logf("notes: %q", p.PlacementNotes())
-		// Workers on one CPU are each other's first steal tier.
-		if len(p.workers[0].tiers) == 0 || !reflect.DeepEqual(p.workers[0].tiers[0], []int{allowed, 2 * allowed}) {
-			t.Errorf("worker 0's first tier = %v, want the workers sharing its CPU [%d %d]", p.workers[0].tiers, allowed, 2*allowed)
+		// Workers on one CPU are each other's first steal tier, one list
+		// shared by all of them, the thief included (steal skips it).
+		if len(p.workers[0].tiers) == 0 || !reflect.DeepEqual(p.workers[0].tiers[0], []int{0, allowed, 2 * allowed}) {
+			t.Errorf("worker 0's first tier = %v, want the workers sharing its CPU [0 %d %d]", p.workers[0].tiers, allowed, 2*allowed)
+		}
+		if len(p.workers[allowed].tiers) == 0 || &p.workers[allowed].tiers[0][0] != &p.workers[0].tiers[0][0] {
+			t.Errorf("workers 0 and %d on one CPU do not share their tiers", allowed)
 		}
 		checkWorkload(t, p)
 	})
@@ -268,7 +274,7 @@ func TestPlanOnIntel2S(t *testing.T) {
 	if want := []int{0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15}; !reflect.DeepEqual(pl.cpus, want) {
 		t.Errorf("cpus = %v, want %v", pl.cpus, want)
 	}
-	if !reflect.DeepEqual(pl.tiers, topo.StealTiers(pl.cpus)) {
+	if !reflect.DeepEqual(ownTiers(pl.tiers), topo.StealTiers(pl.cpus)) {
 		t.Errorf("tiers are not topology.StealTiers of the placement")
 	}
 	w0 := pl.tiers[0]
@@ -288,7 +294,7 @@ func TestPlanOnIntel2S(t *testing.T) {
 	}
 
 	// Explicit tiers win over the topology's.
-	flat := defaultTiers(16)
+	flat := flatTiers(16)
 	pl, err = planOn(topo, 16, &pc, flat)
 	if err != nil {
 		t.Fatal(err)
@@ -316,8 +322,12 @@ func TestPlanOnFixtures(t *testing.T) {
 						t.Errorf("%s/%v/%d: worker %d on cpu %d, not allowed", name, pol, n, i, c)
 					}
 				}
-				if err := validateTiers(pl.tiers, n); err != nil {
+				own := ownTiers(pl.tiers)
+				if err := validateTiers(own, n); err != nil {
 					t.Errorf("%s/%v/%d: %v", name, pol, n, err)
+				}
+				if !reflect.DeepEqual(own, topo.StealTiers(pl.cpus)) {
+					t.Errorf("%s/%v/%d: tiers are not topology.StealTiers of the placement", name, pol, n)
 				}
 			}
 		}
@@ -340,6 +350,7 @@ func TestPlacementPoolUsesFixtureTiers(t *testing.T) {
 	withPool(t, []Option{WithWorkers(16), WithPlacement(topology.PolicyCompact), withDetect(topo), withPin(fake)}, func(p *Pool) {
 		want, _ := topo.Place(16, topology.PolicyCompact)
 		wantTiers := topo.StealTiers(want.CPUs)
+		require.False(t, p.flatSteal, "a placed pool steals by its tiers")
 		for i, w := range p.workers {
 			if !reflect.DeepEqual(w.tiers, wantTiers[i]) {
 				t.Errorf("worker %d tiers = %v, want %v", i, w.tiers, wantTiers[i])
@@ -365,9 +376,10 @@ func TestPlacementNone(t *testing.T) {
 			if p.PlacementNotes() != nil {
 				t.Errorf("PlacementNotes = %v, want nil", p.PlacementNotes())
 			}
+			require.True(t, p.flatSteal, "the flat default tier")
 			for i, w := range p.workers {
-				if w.cpu != -1 || !reflect.DeepEqual(w.tiers, defaultTiers(3)[i]) {
-					t.Errorf("worker %d: cpu %d tiers %v", i, w.cpu, w.tiers)
+				if w.cpu != -1 || w.tiers != nil {
+					t.Errorf("worker %d: cpu %d tiers %v, want -1 and the flat default (no list)", i, w.cpu, w.tiers)
 				}
 			}
 			checkWorkload(t, p)
@@ -438,4 +450,91 @@ func TestWorkerPlacementString(t *testing.T) {
 			t.Errorf("%+v.String() = %q, want %q", c.wp, got, c.want)
 		}
 	}
+}
+
+// liveHeap is the heap still reachable after a full collection.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC() // the second cycle frees what the first one's finalizers released
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestPlacementChurnNoLeak creates and closes many pinned pools and checks
+// that nothing stays behind per started worker: no goroutine (goleak), and a
+// live heap that does not grow with the number of pinned workers. Before the
+// measured churn a warm-up churn lets the runtime's caches and free lists
+// reach their working size, so what remains is a leak: the bound per worker
+// is far below what one map entry per pinned thread costs, yet the total it
+// allows is far above the heap's noise.
+func TestPlacementChurnNoLeak(t *testing.T) {
+	if !topology.PinSupported {
+		t.Skip("no pinning on this system")
+	}
+	defer verifyNone(t)
+	topo := topology.Detect() // once: the churn measures pinning, not sysfs
+	const workers = 4         // oversubscribed on small machines: placement reuses CPUs
+	pools := 1000
+	if testing.Short() {
+		pools = 500
+	}
+	churn := func(n int) {
+		for i := 0; i < n; i++ {
+			p, err := New(WithWorkers(workers), WithPlacement(topology.PolicyCompact), withDetect(topo))
+			require.NoError(t, err)
+			for _, wp := range p.Stats().Placement {
+				require.True(t, wp.Pinned, "%v", wp)
+			}
+			require.NoError(t, p.Close())
+		}
+	}
+	churn(pools / 4)
+	before := liveHeap()
+	churn(pools)
+	after := liveHeap()
+	started := uint64(pools * workers)
+	grown := int64(after) - int64(before)
+	t.Logf("live heap %d -> %d bytes over %d pinned workers: %+d bytes (%.1f per worker)",
+		before, after, started, grown, float64(grown)/float64(started))
+	const perWorker = 64 // bytes; one remembered thread costs several times more
+	assert.Less(t, grown, int64(perWorker*started), "the live heap grew with the pinned workers")
+}
+
+// flatTiers gives every worker one tier with all the others, as an explicit
+// WithStealTiers list (the pool's default is the same order, unlisted).
+func flatTiers(n int) [][][]int {
+	tiers := make([][][]int, n)
+	for i := range tiers {
+		others := make([]int, 0, n-1)
+		for j := 0; j < n; j++ {
+			if j != i {
+				others = append(others, j)
+			}
+		}
+		tiers[i] = [][]int{others}
+	}
+	return tiers
+}
+
+// ownTiers returns each worker's tiers without the worker itself (a tier
+// shared by the workers of one CPU holds the thief too; steal skips it),
+// dropping tiers left empty: the per-worker form topology.StealTiers gives.
+func ownTiers(tiers [][][]int) [][][]int {
+	out := make([][][]int, len(tiers))
+	for i, ts := range tiers {
+		out[i] = [][]int{}
+		for _, tier := range ts {
+			var own []int
+			for _, v := range tier {
+				if v != i {
+					own = append(own, v)
+				}
+			}
+			if len(own) > 0 {
+				out[i] = append(out[i], own)
+			}
+		}
+	}
+	return out
 }

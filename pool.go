@@ -74,6 +74,18 @@ type Pool struct {
 	// place is the placement state of a pool that pins its workers (nil
 	// otherwise); immutable after New but for its started count.
 	place *poolPlacement
+
+	// flatSteal: the workers steal from one flat tier of every other
+	// worker (steal.go: stealFlat), the default; false when
+	// WithStealTiers or a placement gave each worker its tiers
+	// (Worker.tiers). Immutable after New.
+	flatSteal bool
+
+	// lockedThreads is the number of OS threads the workers keep locked
+	// (futex parking, pinning), reserved by New and released by
+	// finishClose once every worker goroutine exited (threads.go); 0 for a
+	// pool of plain goroutines. Immutable after New.
+	lockedThreads int
 }
 
 // dequeCapacity is the initial capacity of each worker's deque; it grows.
@@ -106,14 +118,22 @@ func New(opts ...Option) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	tiers := pl.tiers
+	locked := 0 // OS threads the workers hold locked (threads.go)
+	if be.lockThread || pl.cpus != nil {
+		if err := reserveThreads(n, be.kind, pl.cpus != nil); err != nil {
+			return nil, err
+		}
+		locked = n
+	}
 	p := &Pool{
-		name:         c.name,
-		backend:      be,
-		panicHandler: c.panicHandler,
-		drained:      make(chan struct{}),
-		closed:       make(chan struct{}),
-		place:        newPoolPlacement(pl, &c.place),
+		name:          c.name,
+		backend:       be,
+		panicHandler:  c.panicHandler,
+		drained:       make(chan struct{}),
+		closed:        make(chan struct{}),
+		place:         newPoolPlacement(pl, &c.place),
+		flatSteal:     pl.tiers == nil,
+		lockedThreads: locked,
 	}
 	p.inj.init(c.capacity)
 	p.epoch = time.Now()
@@ -129,9 +149,11 @@ func New(opts ...Option) (*Pool, error) {
 			index: i,
 			deque: deque.New[jobRef](dequeCapacity),
 			rng:   splitmix64(seed + uint64(i)),
-			tiers: tiers[i],
 			alone: n == 1,
 			cpu:   -1,
+		}
+		if pl.tiers != nil {
+			w.tiers = pl.tiers[i]
 		}
 		if pl.cpus != nil {
 			w.cpu = pl.cpus[i]
@@ -142,6 +164,7 @@ func New(opts ...Option) (*Pool, error) {
 	}
 	p.sleep, err = sleep.New(sleep.Config{Parkers: parkers, Yield: be.yield, RoundsUntilSleepy: c.spinRounds})
 	if err != nil {
+		releaseThreads(locked)
 		return nil, err
 	}
 	for _, w := range p.workers {
@@ -328,8 +351,12 @@ func (p *Pool) Close() error {
 //
 // Shutdown is idempotent and safe to call concurrently with Close and
 // itself. Called from a task of the same pool it returns ErrCloseInTask and
-// leaves the pool open.
+// leaves the pool open. A nil ctx is a programmer error: Shutdown panics
+// before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if ctx == nil {
+		panic("blitz: Shutdown with a nil context")
+	}
 	if p.inTask() {
 		return ErrCloseInTask
 	}
@@ -377,5 +404,6 @@ func (p *Pool) finishClose() {
 		}
 	}
 	p.wg.Wait()
+	releaseThreads(p.lockedThreads)
 	close(p.closed)
 }

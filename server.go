@@ -19,10 +19,13 @@ func (p *Pool) TryGo(fn func(w *Worker)) error {
 // GoContext submits fn like Go, waiting for room in a full queue until ctx
 // ends; then it returns an error wrapping ctx.Err() and fn never runs. A
 // GoContext from a task of the pool itself never waits (it is let in over
-// the bound, as Go is). A nil fn panics.
+// the bound, as Go is). A nil fn or a nil ctx panics.
 func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: GoContext with a nil function")
+	}
+	if ctx == nil {
+		panic("blitz: GoContext with a nil context")
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("blitz: GoContext: %w", err)
@@ -45,25 +48,31 @@ func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
 //   - the pool is closed: ErrClosed.
 //
 // Unlike Do, DoContext never panics for these and never exits the caller's
-// goroutine. A nil fn panics.
+// goroutine. A nil fn or a nil ctx panics.
 func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
-	return doContext(ctx, p, fn, true)
+	return doContext(ctx, p, fn, true, "DoContext")
 }
 
 // TryDo is DoContext that does not wait for room: with a full queue it
 // returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
-// A server answers that with 503 Service Unavailable.
+// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
+// panics.
 func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
-	return doContext(ctx, p, fn, false)
+	return doContext(ctx, p, fn, false, "TryDo")
 }
 
-func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool) (T, error) {
+// doContext is DoContext (wait true) and TryDo (wait false); name is the
+// function the caller called, for panic messages and errors.
+func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
 	var zero T
 	if fn == nil {
-		panic("blitz: DoContext with a nil function")
+		panic("blitz: " + name + " with a nil function")
+	}
+	if ctx == nil {
+		panic("blitz: " + name + " with a nil context")
 	}
 	if err := ctx.Err(); err != nil {
-		return zero, fmt.Errorf("blitz: DoContext: %w", err)
+		return zero, fmt.Errorf("blitz: %s: %w", name, err)
 	}
 	j := &callJob[T]{fn: fn, done: make(chan struct{})}
 	if err := p.submit(ctx, j, wait); err != nil {
@@ -73,12 +82,12 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	case <-j.done:
 	case <-ctx.Done():
 		if j.state.CompareAndSwap(callQueued, callWithdrawn) {
-			return zero, fmt.Errorf("blitz: DoContext: withdrawn before it started: %w", ctx.Err())
+			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
 		}
 		select {
 		case <-j.done: // finished meanwhile: the result is here
 		default:
-			return zero, fmt.Errorf("blitz: DoContext: stopped waiting for the running task: %w", ctx.Err())
+			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
 		}
 	}
 	switch {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -456,6 +458,37 @@ func TestServerNilFunc(t *testing.T) {
 		if q := queued(p); q != 0 {
 			t.Errorf("queue depth %d after nil submissions", q)
 		}
+	})
+}
+
+// TestServerNilContext checks that a nil context is a programmer error (a
+// panic naming the function) on every path that takes one, refused before
+// anything changes: Shutdown(nil) leaves the pool open and working, nothing
+// is queued, and the pool still closes without leaking (withPool).
+func TestServerNilContext(t *testing.T) {
+	eachServer(t, []int{1, 2}, []Option{WithCapacity(4)}, func(t *testing.T, p *Pool, workers int) {
+		var nilCtx context.Context
+		var ran atomic.Int64
+		task := func(*Worker) { ran.Add(1) }
+		call := func(*Worker) int { ran.Add(1); return 1 }
+		for _, c := range []struct {
+			name string
+			f    func()
+		}{
+			{"Shutdown", func() { p.Shutdown(nilCtx) }},
+			{"GoContext", func() { p.GoContext(nilCtx, task) }},
+			{"DoContext", func() { DoContext(nilCtx, p, call) }},
+			{"TryDo", func() { TryDo(nilCtx, p, call) }},
+		} {
+			assert.Equal(t, "blitz: "+c.name+" with a nil context", catchPanic(c.f), "%s(nil, ...)", c.name)
+		}
+		assert.Zero(t, queued(p), "queue depth after nil-context calls")
+		assert.Zero(t, ran.Load(), "tasks run by nil-context calls")
+		// The refused Shutdown changed nothing: the pool still takes work.
+		require.NoError(t, p.Go(task), "Go after Shutdown(nil)")
+		assert.Equal(t, 1, doW(t, p, call), "Do after Shutdown(nil)")
+		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown after Shutdown(nil)")
+		assert.EqualValues(t, 2, ran.Load(), "tasks run before the pool closed")
 	})
 }
 

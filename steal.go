@@ -12,10 +12,30 @@ import (
 // its caller, which checks its latch and the injector and comes back.
 const maxStealPasses = 4
 
+// maxSweep bounds how many victims one pass tries in one tier. A tier of at
+// most maxSweep victims is swept whole, as rayon does; a larger one is
+// sampled: maxSweep consecutive victims from a random start, a different
+// window on every pass and every call. So an idle round costs a bounded
+// number of probes whatever the pool's size, instead of one per worker
+// (with n idle workers each sweeping n-1 deques per round, a pool of
+// thousands spent its start-up in its own steal loops).
+//
+// Sampling is safe for progress: a job is never left behind by it. A job
+// sits in the deque of an awake worker (a worker empties its own deque
+// before it sleeps), which runs it itself if no thief comes, and a push
+// onto a deque that already held work wakes a sleeper
+// (sleep.NewInternalJobs). What sampling costs is only that an idle worker
+// of a very large pool may go to sleep without having looked at every deque.
+const maxSweep = 64
+
 // steal takes the oldest job of another worker. Victims are tried tier by
-// tier (WithStealTiers; by default one tier of all other workers), starting
-// at a random victim within each tier so that thieves spread out.
+// tier (WithStealTiers, the placement's tiers, or by default one flat tier
+// of all other workers), starting at a random victim within each tier so
+// that thieves spread out, at most maxSweep victims per tier and pass.
 func (w *Worker) steal() (jobRef, bool) {
+	if w.pool.flatSteal {
+		return w.stealFlat()
+	}
 	if len(w.tiers) == 0 {
 		return 0, false
 	}
@@ -27,19 +47,22 @@ func (w *Worker) steal() (jobRef, bool) {
 			if n == 0 {
 				continue
 			}
-			start := int(w.nextRand() % uint64(n))
-			for i := 0; i < n; i++ {
-				v := start + i
-				if v >= n {
-					v -= n
+			v := int(w.nextRand() % uint64(n))
+			for tries := min(n, maxSweep); tries > 0; tries-- {
+				// A tier shared by the workers of one CPU
+				// (placement.go: sharedTiers) holds the thief too.
+				if victim := tier[v]; victim != w.index {
+					r, st := workers[victim].deque.Steal()
+					switch st {
+					case deque.Success:
+						w.stats.bump(&w.stats.steals)
+						return r, true
+					case deque.Retry:
+						retry = true
+					}
 				}
-				r, st := workers[tier[v]].deque.Steal()
-				switch st {
-				case deque.Success:
-					w.stats.bump(&w.stats.steals)
-					return r, true
-				case deque.Retry:
-					retry = true
+				if v++; v == n {
+					v = 0
 				}
 			}
 		}
@@ -50,4 +73,54 @@ func (w *Worker) steal() (jobRef, bool) {
 		atomics.SpinHint()
 	}
 	return 0, false
+}
+
+// stealFlat is steal over the default tier, every other worker, kept as
+// arithmetic instead of a list per worker (n lists of n-1 victims would make
+// a pool's memory quadratic in its size). Victim k, for k in [0, n-1), is
+// flatVictim(w.index, n, k).
+func (w *Worker) stealFlat() (jobRef, bool) {
+	workers := w.pool.workers
+	n := len(workers)
+	m := n - 1 // victims
+	if m == 0 {
+		return 0, false
+	}
+	for pass := 0; pass < maxStealPasses; pass++ {
+		retry := false
+		k := 0
+		if m > 1 {
+			k = int(w.nextRand() % uint64(m))
+		}
+		for tries := min(m, maxSweep); tries > 0; tries-- {
+			r, st := workers[flatVictim(w.index, n, k)].deque.Steal()
+			switch st {
+			case deque.Success:
+				w.stats.bump(&w.stats.steals)
+				return r, true
+			case deque.Retry:
+				retry = true
+			}
+			if k++; k == m {
+				k = 0
+			}
+		}
+		if !retry {
+			return 0, false
+		}
+		w.stats.bump(&w.stats.stealRetries)
+		atomics.SpinHint()
+	}
+	return 0, false
+}
+
+// flatVictim is the k-th victim of worker self in a pool of n workers with
+// the flat default tier: the workers after self, wrapping around, so that k
+// in [0, n-1) names every worker but self exactly once.
+func flatVictim(self, n, k int) int {
+	v := self + 1 + k // < 2n-1
+	if v >= n {
+		v -= n
+	}
+	return v
 }

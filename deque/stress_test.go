@@ -299,8 +299,20 @@ func stressRound(t *testing.T, rare *rarePaths, seed uint64, thieves int, start 
 // it grows (1 -> 2 -> 4 -> 8 -> 16) over and over while thieves steal from
 // it. A steal that read a ring which was replaced before its claim must
 // return Retry without taking anything. Every item is taken exactly once
-// (count and sum); in full mode with GOMAXPROCS >= 2 the retry must have
-// happened at least once.
+// (count and sum), and at least one steal must have seen a ring swap, at
+// every GOMAXPROCS and however loaded the machine is.
+//
+// The window between a steal's read (S4-S5) and its claim (S6) is a few
+// instructions wide, so on a busy machine free-running thieves may never be
+// inside it when the owner grows the ring. The test does not wait for luck:
+// every pauseEvery-th steal, and the first after a thief yields, is
+// stealPaused, which holds the window open until the owner replaced the ring
+// it read or left the deque; and every yieldEvery-th cycle the owner yields
+// right after its first push (one element in a full 1-slot ring: its next
+// push grows it), so that thieves read a ring about to be replaced even at
+// GOMAXPROCS=1. A thief reading there must see the swap at its claim. The
+// owner runs at least cycles cycles and goes on until a swap was seen, up to
+// 10x as many: a bound on work, not on time.
 func TestStressRingSwap(t *testing.T) {
 	cycles := 200000
 	switch {
@@ -309,17 +321,24 @@ func TestStressRingSwap(t *testing.T) {
 	case raceEnabled:
 		cycles = 30000
 	}
-	const perCycle = 12 // pushes per fresh deque: four growths
-	const thieves = 2
+	maxCycles := 10 * cycles
+	const (
+		perCycle   = 12 // pushes per fresh deque: four growths
+		thieves    = 2
+		pauseEvery = 16 // every 16th steal attempt holds its window open (stealPaused)
+		yieldEvery = 16 // every 16th cycle the owner yields after its first push
+	)
 	var (
 		cur              atomic.Pointer[Deque[uint64]]
 		ownerDone        atomic.Bool
 		count, sum       atomic.Uint64
 		moved, lostCAS   atomic.Int64
+		paused           atomic.Int64
 		running          atomic.Int32
 		ready, wg        sync.WaitGroup
 		go_              = make(chan struct{})
-		total            = uint64(cycles * perCycle)
+		ran              int    // cycles the owner ran
+		total            uint64 // items the owner pushed
 		popped, poppedSm uint64
 	)
 	cur.Store(New[uint64](1))
@@ -332,28 +351,42 @@ func TestStressRingSwap(t *testing.T) {
 			<-go_
 			running.Add(1)
 			var n, s uint64
-			var mv, lc int64
+			var lc, ps int64
+			yielded := false
 			for i := 0; ; i++ {
 				finished := ownerDone.Load()
-				v, o := cur.Load().steal()
+				d := cur.Load()
+				var v uint64
+				var o stealOutcome
+				// The first attempt after a yield is paused: at
+				// GOMAXPROCS=1 that is when the owner has just
+				// yielded after its first push.
+				if yielded || i%pauseEvery == 0 {
+					ps++
+					v, o = stealPaused(d, func() bool { return cur.Load() != d })
+				} else {
+					v, o = d.steal()
+				}
+				yielded = false
 				switch o {
 				case stealSuccess:
 					n++
 					s += v
 				case stealBufferMoved:
-					mv++
+					moved.Add(1) // at once: the owner stops when it sees one
 				case stealLostCAS:
 					lc++
 				case stealEmpty:
 					if finished {
 						count.Add(n)
 						sum.Add(s)
-						moved.Add(mv)
 						lostCAS.Add(lc)
+						paused.Add(ps)
 						return
 					}
 					if i%16 == 0 {
 						runtime.Gosched()
+						yielded = true
 					}
 				}
 			}
@@ -367,12 +400,15 @@ func TestStressRingSwap(t *testing.T) {
 			runtime.Gosched()
 		}
 		next := uint64(1)
-		for range cycles {
+		for ; ran < cycles || (ran < maxCycles && moved.Load() == 0); ran++ {
 			d := New[uint64](1)
 			cur.Store(d)
-			for range perCycle {
+			for k := range perCycle {
 				d.Push(next)
 				next++
+				if k == 0 && ran%yieldEvery == 0 {
+					runtime.Gosched()
+				}
 			}
 			for { // take back what the thieves left before moving on
 				v, ok := d.Pop()
@@ -383,6 +419,9 @@ func TestStressRingSwap(t *testing.T) {
 				poppedSm += v
 			}
 		}
+		total = next - 1
+		// The last deque is empty; a new one tells paused thieves to let go.
+		cur.Store(New[uint64](1))
 		ownerDone.Store(true)
 	}()
 	waitOrDump(t, "start barrier", &ready)
@@ -395,9 +434,24 @@ func TestStressRingSwap(t *testing.T) {
 	if got, want := sum.Load()+poppedSm, total*(total+1)/2; got != want {
 		t.Errorf("checksum %d, want %d", got, want)
 	}
-	t.Logf("GOMAXPROCS=%d: %d cycles, steals retried on a ring swap %d times, on a lost CAS %d times; thieves took %d, owner %d",
-		runtime.GOMAXPROCS(0), cycles, moved.Load(), lostCAS.Load(), count.Load(), popped)
-	if !testing.Short() && runtime.GOMAXPROCS(0) >= 2 && moved.Load() == 0 {
-		t.Errorf("no steal saw a ring swap in %d cycles", cycles)
+	t.Logf("GOMAXPROCS=%d: %d cycles, steals retried on a ring swap %d times, on a lost CAS %d times (%d steals paused); thieves took %d, owner %d",
+		runtime.GOMAXPROCS(0), ran, moved.Load(), lostCAS.Load(), paused.Load(), count.Load(), popped)
+	if moved.Load() == 0 {
+		t.Errorf("no steal saw a ring swap in %d cycles", ran)
 	}
+}
+
+// stealPaused is steal with its window held open: after the read (S1-S5) it
+// waits, yielding, until the owner has replaced the ring it read, or
+// leftDeque reports that the owner has left d for good, and only then claims
+// (S6-S7). A claim after a replacement must answer stealBufferMoved.
+func stealPaused[T Word](d *Deque[T], leftDeque func() bool) (T, stealOutcome) {
+	t, buf, v, o := d.stealRead()
+	if o != stealSuccess {
+		return T(v), o
+	}
+	for d.buf.Load() == buf && !leftDeque() {
+		runtime.Gosched()
+	}
+	return d.stealClaim(t, buf, v)
 }

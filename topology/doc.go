@@ -27,8 +27,9 @@
 //	sys/devices/system/node/nodeN/{cpulist,distance}     NUMA nodes and distances
 //
 // The allowed set comes from sched_getaffinity, which already reflects cgroup
-// cpusets (on a thread Pin narrowed, the mask it had before; failing that,
-// the Cpus_allowed_list line of /proc/self/status), and is cut to the online
+// cpusets (read on a thread that no pinned goroutine holds, so that a pinned
+// caller sees the process's CPUs, not its own; failing that, the
+// Cpus_allowed_list line of /proc/self/status), and is cut to the online
 // CPUs. A core is identified by its sibling list, not by
 // core_id, which restarts in every package and, on many arm64 parts, in every
 // cluster. Caches are de-duplicated by level, type and sharing set.

@@ -5,7 +5,6 @@ package topology
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,15 +48,12 @@ func Pin(cpu int) (unpin func(), err error) {
 		runtime.UnlockOSThread()
 		return nil, fmt.Errorf("topology: pin to cpu %d: %w", cpu, err)
 	}
-	tid := unix.Gettid()
-	pinned.Store(tid, old)
 	done := false
 	return func() {
 		if done {
 			return
 		}
 		done = true
-		pinned.Delete(tid)
 		if err := unix.SchedSetaffinity(0, &old); err != nil {
 			// The old mask is gone (its cpuset shrank). Stay locked: the
 			// thread dies with the goroutine instead of carrying a
@@ -67,13 +63,6 @@ func Pin(cpu int) (unpin func(), err error) {
 		runtime.UnlockOSThread()
 	}, nil
 }
-
-// pinned maps the id of each thread Pin narrowed (int) to its mask before
-// (unix.CPUSet), so that processAffinity, called on a pinned thread, answers
-// with the mask the thread had before. Pin stores, unpin deletes; a goroutine
-// that exits pinned leaves its entry, harmlessly: its thread dies, and should
-// the kernel reuse the id, the entry names a mask this process had.
-var pinned sync.Map
 
 // ThreadAffinity returns the affinity mask of the calling OS thread. It means
 // something only on a goroutine locked to its thread (after Pin, or
@@ -87,24 +76,27 @@ func ThreadAffinity() (CPUSet, error) {
 	return fromUnix(&set), nil
 }
 
-// processAffinity returns the CPUs this process may use: the calling thread's
-// affinity mask, or, if Pin narrowed that thread, the mask it had before. A
-// goroutine's thread carries a narrowed mask only while a pinned goroutine is
-// locked to it (unpin restores it, and a thread whose goroutine exits pinned
-// dies), and a locked thread runs no other goroutine: so this is the
-// process's mask unless other code than Pin set affinities. It returns the
-// empty set if sched_getaffinity fails (more than 1024 possible CPUs, or a
-// seccomp filter); DetectFrom then falls back to /proc/self/status.
+// processAffinity returns the CPUs this process may use: the affinity mask
+// of a thread that no pinned goroutine holds, read on a new goroutine. Pin
+// narrows only the thread of a goroutine locked to it, a locked thread runs
+// no other goroutine, and a pinned thread never returns to the runtime with
+// its narrowed mask (unpin restores it before unlocking; a goroutine that
+// exits pinned takes its thread with it). So the new goroutine's thread has
+// the process's mask, whatever thread the caller is on, pinned or not
+// (unless code other than Pin set thread affinities), and Pin keeps no
+// record of the threads it narrowed: nothing outlives a pinned goroutine.
+// It returns the empty set if sched_getaffinity fails (more than 1024
+// possible CPUs, or a seccomp filter); DetectFrom then falls back to
+// /proc/self/status.
 func processAffinity() CPUSet {
-	runtime.LockOSThread() // stay on one thread between the lookup and the call
-	defer runtime.UnlockOSThread()
-	if old, ok := pinned.Load(unix.Gettid()); ok {
-		m := old.(unix.CPUSet)
-		return fromUnix(&m)
-	}
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return CPUSet{}
-	}
-	return fromUnix(&set)
+	got := make(chan CPUSet, 1)
+	go func() {
+		var set unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &set); err != nil {
+			got <- CPUSet{}
+			return
+		}
+		got <- fromUnix(&set)
+	}()
+	return <-got
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 )
 
@@ -187,4 +189,67 @@ func TestPinNoLeak(t *testing.T) {
 	if !testing.Short() && reused.Load() == 0 {
 		t.Error("no check ran on a formerly pinned thread: the test did not exercise the restore path")
 	}
+}
+
+// liveHeap is the heap still reachable after a full collection.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestPinExitLeavesNothing: a goroutine that exits pinned (as a pool's
+// worker does) leaves nothing behind in this package. Goroutines pin and
+// exit without unpinning, in batches; after a warm-up batch the live heap
+// must not grow with the number of pins, and a Detect on a pinned thread
+// still answers with the process's CPUs.
+func TestPinExitLeavesNothing(t *testing.T) {
+	cpus := processMask(t).List()
+	pins := 4000
+	if testing.Short() {
+		pins = 2000
+	}
+	const batch = 8
+	churn := func(n int) {
+		for done := 0; done < n; done += batch {
+			var wg sync.WaitGroup
+			errs := make(chan error, batch)
+			for k := 0; k < batch; k++ {
+				wg.Add(1)
+				go func(cpu int) {
+					defer wg.Done()
+					if _, err := Pin(cpu); err != nil {
+						errs <- err
+					}
+					// Exits pinned: the runtime ends the thread.
+				}(cpus[(done+k)%len(cpus)])
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				require.NoError(t, err)
+			}
+		}
+	}
+	churn(pins / 4)
+	before := liveHeap()
+	churn(pins)
+	after := liveHeap()
+	grown := int64(after) - int64(before)
+	t.Logf("live heap %d -> %d bytes over %d pins that exited pinned: %+d bytes (%.1f per pin)",
+		before, after, pins, grown, float64(grown)/float64(pins))
+	const perPin = 64 // bytes; a remembered thread costs several times more
+	assert.Less(t, grown, int64(perPin*pins), "the live heap grew with the pins")
+
+	var allowed CPUSet
+	var err error
+	onLockedThread(t, func() {
+		if _, err = Pin(cpus[len(cpus)-1]); err == nil {
+			allowed = Detect().Allowed // exits pinned afterwards
+		}
+	})
+	require.NoError(t, err)
+	assert.True(t, allowed.Equal(processMask(t).Intersect(Detect().Online)), "Detect on a pinned thread: allowed %s", allowed)
 }

@@ -1,0 +1,132 @@
+package blitz
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/blitz-go/blitz/atomics"
+	"github.com/blitz-go/blitz/topology"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestFlatVictim checks the arithmetic of the flat default tier: for every
+// pool size and worker, k in [0, n-1) names every other worker exactly once.
+func TestFlatVictim(t *testing.T) {
+	for n := 1; n <= 70; n++ {
+		for self := 0; self < n; self++ {
+			seen := make([]int, n)
+			for k := 0; k < n-1; k++ {
+				v := flatVictim(self, n, k)
+				require.True(t, v >= 0 && v < n, "n=%d self=%d k=%d: victim %d out of range", n, self, k, v)
+				seen[v]++
+			}
+			for v, c := range seen {
+				want := 1
+				if v == self {
+					want = 0
+				}
+				require.Equal(t, want, c, "n=%d self=%d: victim %d named %d times", n, self, v, c)
+			}
+		}
+	}
+}
+
+// TestLargePool creates pools of thousands of workers and checks that they
+// start, that every worker runs out of work and parks (an idle round's steal
+// sweep is bounded: with a sweep over every other worker, the idle rounds of
+// n workers cost n² probes each), that they compute and close, and that New's
+// memory is linear in the worker count: the bytes allocated per worker stay
+// below a constant and do not grow from a small pool to a large one (n steal
+// lists of n-1 victims each made them grow with n).
+func TestLargePool(t *testing.T) {
+	small, large := 256, 4096
+	if testing.Short() || raceEnabled {
+		small, large = 128, 1024
+	}
+	type variant struct {
+		name string
+		opts []Option
+	}
+	variants := []variant{{"parking=portable", []Option{WithParking(ParkingPortable)}}}
+	if runtime.GOOS == "linux" {
+		variants = append(variants, variant{"parking=futex", []Option{WithParking(ParkingFutex)}})
+	}
+	if topology.PinSupported {
+		// Oversubscribed on any machine with fewer CPUs than workers: the
+		// placement's tiers must not be a list of n victims per worker
+		// either. (Pinning works only on Linux, so futex parking is there:
+		// its idle yield is sched_yield, far cheaper on a locked thread
+		// than the portable backend's Gosched.)
+		variants = append(variants, variant{"parking=futex/placement=compact",
+			[]Option{WithParking(ParkingFutex), WithPlacement(topology.PolicyCompact)}})
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			defer verifyNone(t)
+			perSmall := newPoolBytesPerWorker(t, small, v.opts)
+			perLarge := newPoolBytesPerWorker(t, large, v.opts)
+			t.Logf("New allocated %.0f bytes per worker at %d workers, %.0f at %d", perSmall, small, perLarge, large)
+			const maxPerWorker = 32 << 10
+			assert.Less(t, perLarge, float64(maxPerWorker), "bytes allocated by New per worker at %d workers", large)
+			assert.LessOrEqual(t, perLarge, perSmall*5/4, "bytes per worker grew from %d to %d workers", small, large)
+		})
+	}
+}
+
+// newPoolBytesPerWorker creates a pool of n workers, returns the heap bytes
+// allocated per worker from New until every worker has parked once (so that
+// everything a worker allocates when it starts, its thread included, is
+// counted, however far the workers got when New returned), and checks the
+// pool: work computes, Close returns.
+func newPoolBytesPerWorker(t *testing.T, n int, opts []Option) float64 {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	p, err := New(append([]Option{WithWorkers(n)}, opts...)...)
+	require.NoError(t, err)
+	eventually(t, fmt.Sprintf("all %d workers parked", n), func() bool { return parkedOnce(p) })
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, seqFib(20), doW(t, p, func(w *Worker) int { return fibArgs(w, 20) }))
+	var closeErr error
+	within(t, "Close", func() { closeErr = p.Close() })
+	require.NoError(t, closeErr)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+}
+
+// parkedOnce reports whether every worker of p has parked at least once. It
+// reads the counters Stats sums, without Stats' allocations.
+func parkedOnce(p *Pool) bool {
+	for _, w := range p.workers {
+		if atomics.LoadAcquire64(&w.stats.sleeps) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// BenchmarkStealEmpty is one steal attempt by a worker whose victims are all
+// empty (the other workers are idle): the cost of an idle round's sweep,
+// every victim probed once per pass. Up to maxSweep+1 workers it grows with
+// the pool; beyond, it stays at maxSweep probes.
+func BenchmarkStealEmpty(b *testing.B) {
+	for _, workers := range []int{2, 8, 64, 1024} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			p, err := New(WithWorkers(workers), WithParking(ParkingPortable))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			Do(p, func(w *Worker) int {
+				for b.Loop() {
+					if _, ok := w.steal(); ok {
+						b.Fatal("stole from an idle pool")
+					}
+				}
+				return 0
+			})
+		})
+	}
+}
