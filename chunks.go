@@ -5,7 +5,7 @@ import "math/bits"
 // Frames and spawn slots live in geometric chunks that are never moved or
 // freed while the pool lives, so a thief that resolves a jobRef to an address
 // can never read memory that an owner has since reallocated (the defect of
-// freeing a grown deque buffer under a thief, DESIGN.md §4.4, cannot arise).
+// freeing a grown deque buffer while a thief still reads it cannot arise).
 //
 // Chunk 0 holds chunkBase elements and chunk k holds chunkBase<<k, so chunk k
 // starts at index chunkBase*(2^k - 1), and maxChunks chunks cover every

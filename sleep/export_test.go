@@ -14,7 +14,7 @@ func NewWithJEC(cfg Config, jec uint64) (*Sleep, error) {
 }
 
 // NewBlitzParity is New with the mutant parity rule of
-// seeds/sleep-wake-protocol.md: a sleepy worker increments the JEC "if even".
+// the protocol text Blitz follows: a sleepy worker increments the JEC "if even".
 func NewBlitzParity(cfg Config) (*Sleep, error) {
 	s, err := New(cfg)
 	if err != nil {

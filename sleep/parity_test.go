@@ -109,7 +109,7 @@ func TestJECParitySeesPostBetweenSleepyAndSleeping(t *testing.T) {
 }
 
 // TestJECParityMutantMissesPost: the same scenario under the rule of
-// seeds/sleep-wake-protocol.md (a sleepy worker increments "if even", like a
+// the protocol text Blitz follows (a sleepy worker increments "if even", like a
 // poster) loses the job: the worker sleeps and nobody wakes it. This is
 // the check that the test above can fail.
 func TestJECParityMutantMissesPost(t *testing.T) {

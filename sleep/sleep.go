@@ -189,7 +189,7 @@ func (s *Sleep) wakePartly(idle *IdleState) {
 // value, which the worker compares before sleeping.
 func (s *Sleep) announceSleepy() uint64 {
 	if s.blitzParity {
-		// The mutant (seeds/sleep-wake-protocol.md): increment "if even", the
+		// The mutant (the protocol text Blitz follows): increment "if even", the
 		// same rule as posters. After it, a poster finds the JEC odd, leaves
 		// it alone, and the sleepy worker cannot see the post.
 		return s.counters.incrementJECIf(jecIsSleepy).jec()
@@ -244,15 +244,7 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 		// S8: commit, then park until a waker clears isBlocked.
 		w.isBlocked = true
 		w.mu.Unlock()
-		for {
-			w.parker.Park()
-			w.mu.Lock()
-			blocked := w.isBlocked
-			w.mu.Unlock()
-			if !blocked {
-				break
-			}
-		}
+		w.park()
 	}
 	idle.wakeFully()
 	latch.WakeUp()
@@ -307,16 +299,22 @@ func (s *Sleep) SleepOnLatch(worker int, latch *CoreLatch) {
 	w.isBlocked = true
 	w.uncounted = true
 	w.mu.Unlock()
+	w.park()
+	latch.WakeUp()
+}
+
+// park parks the worker until a waker has cleared isBlocked (step S8): a
+// return from Park with isBlocked still set is spurious, and it parks again.
+func (w *workerSleepState) park() {
 	for {
 		w.parker.Park()
 		w.mu.Lock()
 		blocked := w.isBlocked
 		w.mu.Unlock()
 		if !blocked {
-			break
+			return
 		}
 	}
-	latch.WakeUp()
 }
 
 // NewInternalJobs is called after a worker pushed n jobs onto its own deque;
