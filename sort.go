@@ -236,8 +236,9 @@ func sortJobGrain(kind int) int {
 // reverseRange swaps v[i] and v[len(v)-1-i] for i in [lo, hi): the whole
 // reversal is the range [0, len(v)/2).
 func reverseRange[E any](v []E, lo, hi int) {
-	for i, k := lo, len(v)-1-lo; i < hi; i, k = i+1, k-1 {
-		v[i], v[k] = v[k], v[i]
+	x, y := v[lo:hi], v[len(v)-hi:len(v)-lo]
+	for i, k := 0, len(y)-1; i < len(x) && k >= 0; i, k = i+1, k-1 {
+		x[i], y[k] = y[k], x[i]
 	}
 }
 

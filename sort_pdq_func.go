@@ -237,9 +237,10 @@ func pdqsortFunc[E any](w *Worker, j pdqJobFunc[E]) struct{} {
 
 // insertionSortFunc sorts data[a:b] by insertion.
 func insertionSortFunc[E any](data []E, a, b int, cmp func(a, b E) int) {
-	for i := a + 1; i < b; i++ {
-		for k := i; k > a && cmp(data[k], data[k-1]) < 0; k-- {
-			data[k], data[k-1] = data[k-1], data[k]
+	v := data[a:b]
+	for i := 1; i < len(v); i++ {
+		for k := i; k > 0 && cmp(v[k], v[k-1]) < 0; k-- {
+			v[k], v[k-1] = v[k-1], v[k]
 		}
 	}
 }
@@ -328,11 +329,10 @@ func partialInsertionSortFunc[E any](data []E, a, b int, cmp func(a, b E) int) b
 		maxFixes   = 5  // pairs out of order that are mended before giving up
 		minMending = 50 // shorter pieces give up at their first such pair
 	)
+	v := data[:b]
 	i := a + 1
 	for fix := 0; ; fix++ {
-		for i < b && !(cmp(data[i], data[i-1]) < 0) {
-			i++
-		}
+		i = firstDescentFunc(v, i, cmp)
 		if i == b {
 			return true
 		}
@@ -471,12 +471,20 @@ func isSortedParFunc[E any](w *Worker, j pdqJobFunc[E], v []E) bool {
 	return !st.unsorted.Load()
 }
 
-// sortedRunFunc reports whether v[i-1] <= v[i] for every i in [lo, hi).
+// sortedRunFunc reports whether v[i-1] <= v[i] for every i in [lo, hi)
+// (0 < lo).
 func sortedRunFunc[E any](v []E, lo, hi int, cmp func(a, b E) int) bool {
-	for i := lo; i < hi; i++ {
+	v = v[lo-1 : hi]
+	return firstDescentFunc(v, 1, cmp) == len(v)
+}
+
+// firstDescentFunc returns the first i >= from (from >= 1) at which v[i] <
+// v[i-1], or len(v).
+func firstDescentFunc[E any](v []E, from int, cmp func(a, b E) int) int {
+	for i := from; i < len(v); i++ {
 		if cmp(v[i], v[i-1]) < 0 {
-			return false
+			return i
 		}
 	}
-	return true
+	return len(v)
 }

@@ -166,9 +166,10 @@ func pdqsortOrdered[E cmp.Ordered](w *Worker, j pdqJobOrdered[E]) struct{} {
 }
 
 func insertionSortOrdered[E cmp.Ordered](data []E, a, b int) {
-	for i := a + 1; i < b; i++ {
-		for k := i; k > a && orderedLess(data[k], data[k-1]); k-- {
-			data[k], data[k-1] = data[k-1], data[k]
+	v := data[a:b]
+	for i := 1; i < len(v); i++ {
+		for k := i; k > 0 && orderedLess(v[k], v[k-1]); k-- {
+			v[k], v[k-1] = v[k-1], v[k]
 		}
 	}
 }
@@ -241,11 +242,10 @@ func partialInsertionSortOrdered[E cmp.Ordered](data []E, a, b int) bool {
 		maxFixes   = 5
 		minMending = 50
 	)
+	v := data[:b]
 	i := a + 1
 	for fix := 0; ; fix++ {
-		for i < b && !orderedLess(data[i], data[i-1]) {
-			i++
-		}
+		i = firstDescentOrdered(v, i)
 		if i == b {
 			return true
 		}
@@ -357,10 +357,15 @@ func isSortedParOrdered[E cmp.Ordered](w *Worker, j pdqJobOrdered[E], v []E) boo
 }
 
 func sortedRunOrdered[E cmp.Ordered](v []E, lo, hi int) bool {
-	for i := lo; i < hi; i++ {
+	v = v[lo-1 : hi]
+	return firstDescentOrdered(v, 1) == len(v)
+}
+
+func firstDescentOrdered[E cmp.Ordered](v []E, from int) int {
+	for i := from; i < len(v); i++ {
 		if orderedLess(v[i], v[i-1]) {
-			return false
+			return i
 		}
 	}
-	return true
+	return len(v)
 }
