@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,12 +16,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// sortQuick shrinks the test matrices under -short and the race detector:
+// fewer sizes and shapes, each still past the cutoff it is there for.
+func sortQuick() bool { return testing.Short() || raceEnabled }
+
 // sortLarge is the largest size of the sort tests: past every cutoff,
 // including the parallel partition of a pool of 8 (n/8 > sortParPartitionMin
-// needs n > 2^18), or of 2 under -short and the race detector.
+// needs n > 2^18), or of 2 (n/2 > sortParPartitionMin) when quick.
 func sortLarge() int {
-	if testing.Short() || raceEnabled {
-		return 3 << 15
+	if sortQuick() {
+		return 2*sortParPartitionMin + 5
 	}
 	return 1<<18 + 1<<16
 }
@@ -28,6 +33,10 @@ func sortLarge() int {
 // sortSizes are the lengths every sort is checked at: the edges of each
 // cutoff and a large one.
 func sortSizes() []int {
+	if sortQuick() {
+		return []int{0, 1, 2, 7, sortInsertionMax + 1, stableInsertionMax + 1, sortNintherMin + 1,
+			sortInlineMax, sortInlineMax + 1, stableJoinMin + 1, 2*stableJoinMin + 1, sortLarge()}
+	}
 	s := []int{0, 1, 2, 3, 7, 8, sortInsertionMax, sortInsertionMax + 1, stableInsertionMax + 1,
 		sortNintherMin - 1, sortNintherMin, sortNintherMin + 1, 100,
 		sortJoinMin - 1, sortJoinMin, sortJoinMin + 1,
@@ -44,6 +53,25 @@ func sortSizes() []int {
 type sortPattern struct {
 	name string
 	make func(rng *rand.Rand, n int) []int
+}
+
+// sortPatternsFor returns the shapes a slice of n elements is checked in:
+// all of them, or when quick and n is past the inline cutoff, those that
+// take distinct paths (partitions, equal elements, sorted and reversed
+// runs, near-sorted mending).
+func sortPatternsFor(n int) []sortPattern {
+	all := sortPatterns()
+	if !sortQuick() || n <= sortInlineMax {
+		return all
+	}
+	keep := []string{"random", "few-distinct", "sorted", "reverse", "organ-pipe", "nearly-sorted"}
+	out := all[:0]
+	for _, p := range all {
+		if slices.Contains(keep, p.name) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func sortPatterns() []sortPattern {
@@ -123,7 +151,7 @@ func TestSortMatchesSlicesSort(t *testing.T) {
 		for _, viaWorker := range []bool{false, true} {
 			rng := rand.New(rand.NewPCG(1, uint64(p.Workers())))
 			for _, n := range runnerSizes(viaWorker) {
-				for _, pat := range sortPatterns() {
+				for _, pat := range sortPatternsFor(n) {
 					src := pat.make(rng, n)
 					want := slices.Clone(src)
 					slices.Sort(want)
@@ -157,7 +185,7 @@ func TestSortFuncRecords(t *testing.T) {
 	withSortPools(t, func(t *testing.T, p *Pool) {
 		rng := rand.New(rand.NewPCG(2, uint64(p.Workers())))
 		for _, n := range sortSizes() {
-			for _, pat := range sortPatterns() {
+			for _, pat := range sortPatternsFor(n) {
 				keys := pat.make(rng, n)
 				src := make([]sortRec, n)
 				for i, k := range keys {
@@ -172,14 +200,19 @@ func TestSortFuncRecords(t *testing.T) {
 				onRunner(t, p, false, func(r Runner) { SortFunc(r, got, cmpRecKey) })
 				requireSameKeysAndRecords(t, want, got, "SortFunc n=%d %s", n, pat.name)
 
-				got = slices.Clone(src)
-				onRunner(t, p, false, func(r Runner) { SortByKey(r, got, func(e sortRec) int { return e.key }) })
-				requireSameKeysAndRecords(t, want, got, "SortByKey n=%d %s", n, pat.name)
-
 				// Stable: exactly slices.SortStableFunc's order.
 				got = slices.Clone(src)
 				onRunner(t, p, false, func(r Runner) { SortStableFunc(r, got, cmpRecKey) })
 				require.Equal(t, want, got, "SortStableFunc n=%d %s", n, pat.name)
+
+				// The ByKey forms are SortFunc and SortStableFunc with a
+				// comparison of their own: checked on fewer inputs.
+				if sortQuick() && n > sortInlineMax && pat.name != "random" {
+					continue
+				}
+				got = slices.Clone(src)
+				onRunner(t, p, false, func(r Runner) { SortByKey(r, got, func(e sortRec) int { return e.key }) })
+				requireSameKeysAndRecords(t, want, got, "SortByKey n=%d %s", n, pat.name)
 
 				got = slices.Clone(src)
 				onRunner(t, p, false, func(r Runner) { SortStableByKey(r, got, func(e sortRec) int { return e.key }) })
@@ -389,11 +422,17 @@ func TestSortComparatorPanics(t *testing.T) {
 		rng := rand.New(rand.NewPCG(6, 6))
 		for _, viaWorker := range []bool{false, true} {
 			for _, n := range []int{2, sortInsertionMax + 5, stableInsertionMax + 5, sortInlineMax + 1, stableJoinMin*2 + 1, sortLarge()} {
+				if viaWorker && n < sortLarge() && sortQuick() {
+					continue // the entry differs only for the parallel sorts
+				}
 				src := make([]int, n)
 				for i := range src {
 					src[i] = rng.IntN(n)
 				}
 				for _, sc := range sortCalls() {
+					if sortQuick() && strings.HasSuffix(sc.name, "ByKey") && n > sortInlineMax {
+						continue // the same sorts as the Func forms, checked small
+					}
 					// Panic at the first call and at a call deep into the
 					// sort, which for the merge sort lies inside a merge.
 					for _, at := range []int64{1, int64(n) * 3} {
@@ -464,7 +503,8 @@ func TestSortNilArguments(t *testing.T) {
 
 // TestSortComparisonBounds counts comparisons: the patterns that slices.Sort
 // finishes in linear time stay linear, and no input, not even one built
-// against quicksort by McIlroy's adversary, costs more than c·n·log2(n).
+// against the sort as it runs by McIlroy's adversary, costs more than
+// c·n·log2(n).
 func TestSortComparisonBounds(t *testing.T) {
 	n := 1 << 16
 	if raceEnabled {
@@ -495,36 +535,64 @@ func TestSortComparisonBounds(t *testing.T) {
 				assert.LessOrEqual(t, per, 3*lg, pat.name)
 			}
 		}
-		// The adversary: every comparison of two unassigned ("gas")
-		// elements freezes one of them, the one that looks like the
-		// pivot, to the smallest value left, so each partition peels off
-		// as little as it can. Only the heapsort fallback saves the bound.
-		adv := newSortAdversary(n)
-		s := make([]int, n)
-		for i := range s {
-			s[i] = i
-		}
-		onRunner(t, p, false, func(r Runner) { SortFunc(r, s, adv.cmp) })
-		for i := 1; i < n; i++ {
-			require.LessOrEqual(t, adv.val[s[i-1]], adv.val[s[i]])
-		}
-		per := float64(adv.calls) / float64(n)
-		t.Logf("adversary: %.2f comparisons per element (%.2f·log2 n)", per, per/lg)
-		assert.LessOrEqual(t, per, 4*lg)
-		// The same adversary makes a textbook median-of-three quicksort
-		// quadratic: the bound above is the fallback's doing.
-		if n <= 1<<14 {
-			adv := newSortAdversary(n)
-			naiveQuicksort(s, adv.cmp)
-			assert.Greater(t, float64(adv.calls)/float64(n), 20*lg, "the adversary lost its teeth")
+		// McIlroy's adversary, in both of its freezing rules.
+		for _, later := range []bool{false, true} {
+			adv := newSortAdversary(n, later)
+			s := make([]int, n)
+			for i := range s {
+				s[i] = i
+			}
+			onRunner(t, p, false, func(r Runner) { SortFunc(r, s, adv.cmp) })
+			for i := 1; i < n; i++ {
+				require.LessOrEqual(t, adv.val[s[i-1]], adv.val[s[i]])
+			}
+			per := float64(adv.calls) / float64(n)
+			t.Logf("adversary (freeze later %v): %.2f comparisons per element (%.2f·log2 n)", later, per, per/lg)
+			assert.LessOrEqual(t, per, 4*lg)
 		}
 	})
 }
 
+// TestSortAdversaryNeedsFallback shows that the adversary of
+// TestSortComparisonBounds is a real one: without its heapsort fallback,
+// the same pdqsort is quadratic on it.
+func TestSortAdversaryNeedsFallback(t *testing.T) {
+	n := 1 << 12
+	lg := float64(bits.Len(uint(n)) - 1)
+	run := func(limit int) float64 {
+		adv := newSortAdversary(n, true)
+		s := make([]int, n)
+		for i := range s {
+			s[i] = i
+		}
+		j := pdqRootFunc(nil, s, adv.cmp)
+		if limit > 0 {
+			j.limit = limit
+		}
+		pdqsortFunc(nil, j)
+		for i := 1; i < n; i++ {
+			require.LessOrEqual(t, adv.val[s[i-1]], adv.val[s[i]])
+		}
+		return float64(adv.calls) / float64(n)
+	}
+	with, without := run(0), run(1<<30)
+	t.Logf("comparisons per element: %.1f with the fallback, %.1f without", with, without)
+	assert.LessOrEqual(t, with, 4*lg)
+	assert.Greater(t, without, 20*lg)
+}
+
 // sortAdversary is McIlroy's "killer adversary for quicksort": values are
-// decided lazily, as the comparisons ask for them.
+// decided lazily, as the comparisons ask for them. Unassigned elements
+// ("gas") are greater than every assigned one; comparing two of them
+// assigns the next value to one: the pivot candidate (the element last
+// compared while still gas) if it is one of the two, else the first
+// argument (later) or the second. McIlroy's rule (the second) is defeated
+// by pdqsort's check for sorted pieces, which scans pairs (v[i], v[i-1])
+// and so assigns ascending values; freezing the first argument instead
+// makes that scan see descending pairs and the partitions lopsided.
 type sortAdversary struct {
 	mu        sync.Mutex
+	later     bool
 	val       []int
 	gas       int
 	nsolid    int
@@ -532,8 +600,8 @@ type sortAdversary struct {
 	calls     int
 }
 
-func newSortAdversary(n int) *sortAdversary {
-	a := &sortAdversary{val: make([]int, n), gas: n, candidate: -1}
+func newSortAdversary(n int, later bool) *sortAdversary {
+	a := &sortAdversary{later: later, val: make([]int, n), gas: n, candidate: -1}
 	for i := range a.val {
 		a.val[i] = n
 	}
@@ -545,11 +613,11 @@ func (a *sortAdversary) cmp(x, y int) int {
 	defer a.mu.Unlock()
 	a.calls++
 	if a.val[x] == a.gas && a.val[y] == a.gas {
-		if x == a.candidate {
-			a.val[x] = a.nsolid
-		} else {
-			a.val[y] = a.nsolid
+		z := y
+		if x == a.candidate || (a.later && y != a.candidate) {
+			z = x
 		}
+		a.val[z] = a.nsolid
 		a.nsolid++
 	}
 	if a.val[x] == a.gas {
@@ -558,39 +626,6 @@ func (a *sortAdversary) cmp(x, y int) int {
 		a.candidate = y
 	}
 	return cmp.Compare(a.val[x], a.val[y])
-}
-
-// naiveQuicksort is a median-of-three quicksort without a fallback, to show
-// that the adversary defeats quicksorts that lack one.
-func naiveQuicksort(v []int, c func(a, b int) int) {
-	for len(v) > 12 {
-		m := len(v) / 2
-		if c(v[m], v[0]) < 0 {
-			v[m], v[0] = v[0], v[m]
-		}
-		if c(v[len(v)-1], v[m]) < 0 {
-			v[len(v)-1], v[m] = v[m], v[len(v)-1]
-			if c(v[m], v[0]) < 0 {
-				v[m], v[0] = v[0], v[m]
-			}
-		}
-		v[0], v[m] = v[m], v[0]
-		lt := 1
-		for i := 1; i < len(v); i++ {
-			if c(v[i], v[0]) < 0 {
-				v[i], v[lt] = v[lt], v[i]
-				lt++
-			}
-		}
-		v[0], v[lt-1] = v[lt-1], v[0]
-		naiveQuicksort(v[:lt-1], c)
-		v = v[lt:]
-	}
-	for i := 1; i < len(v); i++ {
-		for k := i; k > 0 && c(v[k], v[k-1]) < 0; k-- {
-			v[k], v[k-1] = v[k-1], v[k]
-		}
-	}
 }
 
 // TestSortAllocations checks that a sort allocates a bounded number of
