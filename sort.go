@@ -135,9 +135,17 @@ const (
 	sortDecreasing        // every sample was in strictly descending order
 )
 
-// checkRunner panics with a message naming fn when r is nil.
+// checkRunner panics with a message naming fn when r is nil, or a nil
+// *Pool or *Worker.
 func checkRunner(r Runner, fn string) {
-	if r == nil {
+	nilRunner := r == nil
+	switch r := r.(type) {
+	case *Pool:
+		nilRunner = r == nil
+	case *Worker:
+		nilRunner = r == nil
+	}
+	if nilRunner {
 		panic("blitz: " + fn + ": nil Runner")
 	}
 }

@@ -491,6 +491,8 @@ func TestSortNilArguments(t *testing.T) {
 			{"blitz: IsSortedFunc: nil Runner", func() { IsSortedFunc(nil, s, cmp.Compare[int]) }},
 			{"blitz: SortByKey: nil Runner", func() { SortByKey(nil, s, func(e int) int { return e }) }},
 			{"blitz: SortStableByKey: nil Runner", func() { SortStableByKey(nil, s, func(e int) int { return e }) }},
+			{"blitz: Sort: nil Runner", func() { Sort((*Pool)(nil), s) }},
+			{"blitz: SortStableFunc: nil Runner", func() { SortStableFunc((*Worker)(nil), s, cmp.Compare[int]) }},
 		} {
 			require.PanicsWithValue(t, c.msg, c.f)
 		}
