@@ -33,8 +33,9 @@ func Sort[S ~[]E, E cmp.Ordered](r Runner, s S) {
 // be called from several workers at once. The sort is not stable: see
 // SortStableFunc.
 //
-// If cmp panics, SortFunc panics in the caller with a *PanicError, as Join
-// does, once every piece in progress has stopped; s then holds its original
+// As with Sort, a short slice is sorted by the calling goroutine. If cmp
+// panics, SortFunc panics in the caller with a *PanicError, as Join does,
+// once every piece in progress has stopped; s then holds its original
 // elements in an unspecified order. A nil cmp panics.
 func SortFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 	checkRunner(r, "SortFunc")

@@ -9,7 +9,9 @@ import "cmp"
 // It is a merge sort: the halves of each piece are sorted in parallel, and
 // a long merge is itself split among the workers, each part bounded by a
 // binary search. It allocates one scratch slice of len(s) per call (none
-// for a slice short enough for insertion sort) and a few small objects.
+// for a slice short enough for insertion sort) and a few small objects. A
+// slice too short to split (a few thousand elements) is sorted by the
+// calling goroutine.
 //
 // If cmp panics, SortStableFunc panics in the caller with a *PanicError once
 // every piece in progress has stopped; s then holds its original elements
