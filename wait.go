@@ -122,16 +122,11 @@ func (w *Worker) waitJoin(f *frame) {
 	outer := w.waitKind
 	w.waitKind = waitJoin
 	s := w.pool.sleep
-	var thief *Worker
-	var ok func() bool
 	rounds := 0
 	for !f.latch.Probe() {
 		if t := f.thief.Load(); t != 0 {
-			if thief == nil {
-				thief = w.pool.workers[t-1]
-				ok = func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 }
-			}
-			r, st := thief.deque.StealIf(ok)
+			thief := w.pool.workers[t-1]
+			r, st := thief.deque.StealIf(func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 })
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)
