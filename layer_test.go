@@ -76,7 +76,7 @@ func eachLayerConfig(t *testing.T, f func(t *testing.T, lr layerRunner)) {
 // layer, and, if lr runs them, large ones.
 func layerSizes(lr layerRunner) []int {
 	sizes := []int{0, 1, 2, 3, 7}
-	for _, g := range []int{64, cheapMinLen, 2 * cheapMinLen} {
+	for _, g := range []int{searchFirstBlock, 64, searchMaxBlock, cheapMinLen, 2 * cheapMinLen} {
 		sizes = append(sizes, g-1, g, g+1)
 	}
 	if lr.large {
