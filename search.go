@@ -203,19 +203,40 @@ func searchFunc[S ~[]E, E any](name string, r Runner, s S, pred func(E) bool, mo
 	if len(s) == 0 {
 		return -1
 	}
-	scan := func(lo, hi int) int {
-		for i := lo; i < hi; i++ {
-			if pred(s[i]) != negate {
-				return i
-			}
-		}
-		return -1
-	}
-	if mode == searchLast {
+	var scan func(lo, hi int) int
+	switch {
+	case mode == searchLast && negate:
 		scan = func(lo, hi int) int {
 			for i := hi - 1; i >= lo; i-- {
-				if pred(s[i]) != negate {
+				if !pred(s[i]) {
 					return i
+				}
+			}
+			return -1
+		}
+	case mode == searchLast:
+		scan = func(lo, hi int) int {
+			for i := hi - 1; i >= lo; i-- {
+				if pred(s[i]) {
+					return i
+				}
+			}
+			return -1
+		}
+	case negate:
+		scan = func(lo, hi int) int {
+			for i, x := range s[lo:hi] {
+				if !pred(x) {
+					return lo + i
+				}
+			}
+			return -1
+		}
+	default:
+		scan = func(lo, hi int) int {
+			for i, x := range s[lo:hi] {
+				if pred(x) {
+					return lo + i
 				}
 			}
 			return -1
