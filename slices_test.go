@@ -2,6 +2,7 @@ package blitz
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -127,7 +128,7 @@ func TestChunksCoverTheSlice(t *testing.T) {
 	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
 		for _, n := range layerSizes(lr) {
 			s := randInts(n, 1000, 3)
-			for _, size := range []int{1, 3, 64, 1000, n + 1, 1 << 62} {
+			for _, size := range []int{1, 3, 64, 1000, n + 1, math.MaxInt} {
 				if size < 1 {
 					continue
 				}
