@@ -108,6 +108,21 @@ func randInts(n, limit int, seed uint64) []int {
 	return s
 }
 
+// requireEqualSlices asserts that got equals want element by element: the
+// comparison the large inputs need (reflection over a million elements is
+// slow under the race detector), reporting the first difference.
+func requireEqualSlices[E comparable](t *testing.T, want, got []E, msg string) {
+	t.Helper()
+	if slices.Equal(want, got) {
+		return
+	}
+	i := 0
+	for i < min(len(want), len(got)) && want[i] == got[i] {
+		i++
+	}
+	require.Failf(t, "slices differ", "%s: len %d, want %d; first difference at index %d", msg, len(got), len(want), i)
+}
+
 // requirePanicError asserts that v is a *PanicError carrying want.
 func requirePanicError(t *testing.T, v any, want any) {
 	t.Helper()

@@ -42,7 +42,7 @@ func TestPartitionIsStable(t *testing.T) {
 					return Partition(r, got, func(p pair) bool { calls.Add(1); return pred(p) })
 				})
 				require.Equalf(t, wantK, k, "n=%d", n)
-				require.Equalf(t, want, got, "n=%d", n)
+				requireEqualSlices(t, want, got, fmt.Sprintf("n=%d", n))
 				require.EqualValuesf(t, n, calls.Load(), "n=%d: pred calls", n)
 			}
 		}

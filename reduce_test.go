@@ -74,7 +74,7 @@ func TestReductionsMatchSequential(t *testing.T) {
 				strs[i] = strconv.Itoa(x%10) + ","
 			}
 			concat := func(a, b string) string { return a + b }
-			if n <= 1<<14 { // concatenation is quadratic in its allocations
+			if n <= 2*cheapMinLen+1 { // concatenation is quadratic in its allocations
 				assert.Equalf(t, concatAll(strs), layerCall(t, lr, func(r Runner) string {
 					return Reduce(r, strs, "", concat)
 				}), "n=%d: Reduce", n)

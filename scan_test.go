@@ -57,13 +57,13 @@ func TestScansMatchSequential(t *testing.T) {
 				}
 				dst := make([]affine, n)
 				total := layerCall(t, lr, func(r Runner) affine { return scan(r, dst, src, affineID, thenApply) })
-				require.Equal(t, want, dst, name)
+				requireEqualSlices(t, want, dst, name)
 				require.Equal(t, wantTotal, total, name+": total")
 
 				// In place: dst is src.
 				in := slices.Clone(src)
 				total = layerCall(t, lr, func(r Runner) affine { return scan(r, in, in, affineID, thenApply) })
-				require.Equal(t, want, in, name+": in place")
+				requireEqualSlices(t, want, in, name+": in place")
 				require.Equal(t, wantTotal, total, name+": in-place total")
 			}
 		}

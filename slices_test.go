@@ -53,7 +53,7 @@ func TestMapFillMatchSequential(t *testing.T) {
 				want[i] = f(x)
 			}
 			got := layerCall(t, lr, func(r Runner) []int { return Map(r, s, f) })
-			require.Equalf(t, want, got, "n=%d: Map", n)
+			requireEqualSlices(t, want, got, fmt.Sprintf("n=%d: Map", n))
 
 			wantStr := make([]string, n)
 			for i, x := range s {
@@ -62,11 +62,11 @@ func TestMapFillMatchSequential(t *testing.T) {
 			gotStr := layerCall(t, lr, func(r Runner) []string {
 				return Map(r, s, func(x int) string { return strconv.Itoa(x) })
 			})
-			require.Equalf(t, wantStr, gotStr, "n=%d: Map to another type", n)
+			requireEqualSlices(t, wantStr, gotStr, fmt.Sprintf("n=%d: Map to another type", n))
 
 			in := slices.Clone(s)
 			layerCall(t, lr, func(r Runner) int { MapInPlace(r, in, f); return 0 })
-			require.Equalf(t, want, in, "n=%d: MapInPlace", n)
+			requireEqualSlices(t, want, in, fmt.Sprintf("n=%d: MapInPlace", n))
 
 			// Fill writes s[:len(s)] and nothing past it.
 			buf := make([]int, n+3)
@@ -114,7 +114,7 @@ func TestFilterMatchesSequential(t *testing.T) {
 					return Filter(r, s, func(x int) bool { calls.Add(1); return keep(x) })
 				})
 				want := seqFilter(s, keep)
-				require.Equalf(t, want, got, "n=%d", n)
+				requireEqualSlices(t, want, got, fmt.Sprintf("n=%d", n))
 				require.EqualValuesf(t, n, calls.Load(), "n=%d: keep calls", n)
 				if len(want) == 0 {
 					require.Nilf(t, got, "n=%d: Filter kept nothing and returned a non-nil slice", n)
