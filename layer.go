@@ -62,9 +62,9 @@ func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
 // inlineOnCaller reports whether a call with no user callback (Sum, Min,
 // Contains, ...) over n elements is cheaper on the calling goroutine than on
 // the pool: r is a *Pool (entering it is a round trip through its queue,
-// microseconds) and n is too small to be worth forking. Such a call cannot
-// panic, so where it runs is invisible. A *Worker is never bypassed: it is
-// already on the pool, and the range driver runs a short range unsplit.
+// microseconds) and n is too small to be worth forking. Such a call runs no
+// user code, so where it runs is invisible. A *Worker is never bypassed: it
+// is already on the pool, and the range driver runs a short range unsplit.
 func inlineOnCaller(r Runner, n int) bool {
 	_, ok := r.(*Pool)
 	return ok && n < 2*cheapMinLen
