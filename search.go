@@ -18,11 +18,11 @@ import (
 //     every block lying right of it, while the pieces left of it run to the
 //     end, since they may still hold a smaller index. It forks the left half
 //     first and runs the range in windows from the left, each searched in
-//     parallel and each a little larger than the last, so that the workers
-//     search near the front: a window right of the window of the answer is
-//     never started, which bounds the elements examined by the answer's
-//     index plus one window (at most 1/16 of the slice, or the first
-//     window's length).
+//     parallel and each twice as long as the last, up to a sixteenth of the
+//     slice, so that the workers search near the front: a window right of
+//     the window of the answer is never started, which bounds the elements
+//     examined by the answer's index plus one window (at most 1/16 of the
+//     slice, or the first window's length).
 //   - A rightmost search (LastIndexFunc) is the mirror image.
 //
 // Blocks start at searchFirstBlock elements and double up to searchMaxBlock
