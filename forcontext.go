@@ -17,7 +17,7 @@ func ForContext(ctx context.Context, r Runner, lo, hi, grain int, body func(w *W
 	if body == nil {
 		panic("blitz: ForContext: nil body")
 	}
-	checkRunner("ForContext", r)
+	checkLayerRunner("ForContext", r)
 	if err := ctx.Err(); err != nil || hi <= lo {
 		return err
 	}
@@ -45,7 +45,7 @@ func MapReduceContext[T any](ctx context.Context, r Runner, lo, hi, grain int, i
 	if mapper == nil || reduce == nil {
 		panic("blitz: MapReduceContext: nil function")
 	}
-	checkRunner("MapReduceContext", r)
+	checkLayerRunner("MapReduceContext", r)
 	if err := ctx.Err(); err != nil {
 		return identity, err
 	}

@@ -32,7 +32,7 @@ func JoinAll(r Runner, fns ...func(*Worker)) {
 			panic(fmt.Sprintf("blitz: JoinAll: nil function at index %d", i))
 		}
 	}
-	checkRunner("JoinAll", r)
+	checkLayerRunner("JoinAll", r)
 	if len(fns) == 0 {
 		return
 	}

@@ -9,11 +9,11 @@ import "sync/atomic"
 // adaptive split budget. This file holds what its families share: entering
 // the runner, the split rule and the generic range driver.
 
-// checkRunner panics, naming the layer function the user called, if r is
+// checkLayerRunner panics, naming the layer function the user called, if r is
 // nil (the nil interface, or a nil *Pool or *Worker). Every layer function
 // checks its Runner before anything else, even for an input it answers
 // without entering the pool.
-func checkRunner(name string, r Runner) {
+func checkLayerRunner(name string, r Runner) {
 	switch r := r.(type) {
 	case *Worker:
 		if r != nil {
@@ -34,7 +34,7 @@ func checkRunner(name string, r Runner) {
 // here does, for a call too small to fork (a join would have wrapped it). A
 // Goexit passes through unchanged (recover returns nil for it).
 func enterLayer(name string, r Runner, fn func(w *Worker)) {
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	w, ok := r.(*Worker)
 	if !ok {
 		r.enter(fn)

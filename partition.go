@@ -15,7 +15,7 @@ func Partition[S ~[]E, E any](r Runner, s S, pred func(E) bool) int {
 	if pred == nil {
 		panic("blitz: Partition: nil function")
 	}
-	checkRunner("Partition", r)
+	checkLayerRunner("Partition", r)
 	n := len(s)
 	if n == 0 {
 		return 0

@@ -87,7 +87,7 @@ func FuzzPartition(f *testing.F) {
 	ps := fuzzPools(f)
 	f.Fuzz(func(t *testing.T, data []byte, pool, rep, mod uint8) {
 		p := ps[int(pool)%len(ps)]
-		s := pairs(fuzzInts(data, int(rep)%64+1))
+		s := pairs(fuzzLayerInts(data, int(rep)%64+1))
 		m := int(mod)%7 + 1
 		pred := func(q pair) bool { return q.key%m == 0 }
 		want, wantK := seqPartition(s, pred)

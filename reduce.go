@@ -26,7 +26,7 @@ func Reduce[S ~[]E, E any](r Runner, s S, identity E, op func(a, b E) E) E {
 	if op == nil {
 		panic("blitz: Reduce: nil function")
 	}
-	checkRunner("Reduce", r)
+	checkLayerRunner("Reduce", r)
 	if len(s) == 0 {
 		return identity
 	}
@@ -47,7 +47,7 @@ func Reduce[S ~[]E, E any](r Runner, s S, identity E, op func(a, b E) E) E {
 // from the left, so it may differ from it in the last bits, and from one
 // call to the next when the pool's worker count differs.
 func Sum[S ~[]E, E Number](r Runner, s S) E {
-	checkRunner("Sum", r)
+	checkLayerRunner("Sum", r)
 	sum := func(lo, hi int) E {
 		var acc E
 		for _, x := range s[lo:hi] {
@@ -69,7 +69,7 @@ func Count[S ~[]E, E any](r Runner, s S, pred func(E) bool) int {
 	if pred == nil {
 		panic("blitz: Count: nil function")
 	}
-	checkRunner("Count", r)
+	checkLayerRunner("Count", r)
 	if len(s) == 0 {
 		return 0
 	}
@@ -104,7 +104,7 @@ func Max[S ~[]E, E cmp.Ordered](r Runner, s S) (E, bool) {
 // results do not depend on the grouping (NaN and signed zeros included), so
 // the parallel result is exactly the sequential one.
 func extreme[S ~[]E, E cmp.Ordered](name string, r Runner, s S, isMax bool) (E, bool) {
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	if len(s) == 0 {
 		var zero E
 		return zero, false
@@ -162,7 +162,7 @@ func MaxFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) (E, bool) {
 // the leftmost. Pieces combine by the same rule, left piece first, so the
 // result is the element a loop from the left finds.
 func bestBy[S ~[]E, E any](name string, r Runner, s S, cmp func(a, b E) int, isMax bool) (E, bool) {
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	if len(s) == 0 {
 		var zero E
 		return zero, false
@@ -229,7 +229,7 @@ func MaxByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) (E, bo
 
 // bestByKey is bestBy on keys computed once per element.
 func bestByKey[S ~[]E, E any, K cmp.Ordered](name string, r Runner, s S, key func(E) K, isMax bool) (E, bool) {
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	if len(s) == 0 {
 		var zero E
 		return zero, false

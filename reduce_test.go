@@ -246,7 +246,7 @@ func FuzzReduce(f *testing.F) {
 	ps := fuzzPools(f)
 	f.Fuzz(func(t *testing.T, data []byte, pool, rep uint8) {
 		p := ps[int(pool)%len(ps)]
-		s := fuzzInts(data, int(rep)%64+1)
+		s := fuzzLayerInts(data, int(rep)%64+1)
 		want := 0
 		for _, x := range s {
 			want += x

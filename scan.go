@@ -44,7 +44,7 @@ func scan[S ~[]E, E any](name string, r Runner, dst, src S, identity E, op func(
 	if op == nil {
 		panic("blitz: " + name + ": nil function")
 	}
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	if len(dst) != len(src) {
 		panic(fmt.Sprintf("blitz: %s: len(dst) = %d, len(src) = %d", name, len(dst), len(src)))
 	}

@@ -130,7 +130,7 @@ func FuzzScan(f *testing.F) {
 	ps := fuzzPools(f)
 	f.Fuzz(func(t *testing.T, data []byte, pool, rep uint8, inclusive bool) {
 		p := ps[int(pool)%len(ps)]
-		s := fuzzInts(data, int(rep)%64+1)
+		s := fuzzLayerInts(data, int(rep)%64+1)
 		src := make([]affine, len(s))
 		for i, x := range s {
 			src[i] = affine{x%5 - 2, x}

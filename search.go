@@ -199,7 +199,7 @@ func searchFunc[S ~[]E, E any](name string, r Runner, s S, pred func(E) bool, mo
 	if pred == nil {
 		panic("blitz: " + name + ": nil function")
 	}
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	if len(s) == 0 {
 		return -1
 	}
@@ -250,7 +250,7 @@ func searchFunc[S ~[]E, E any](name string, r Runner, s S, pred func(E) bool, mo
 // searchEqual runs a search for v over s, inline on the caller for a short
 // s and a *Pool.
 func searchEqual[S ~[]E, E comparable](name string, r Runner, s S, v E, mode searchMode) int {
-	checkRunner(name, r)
+	checkLayerRunner(name, r)
 	if len(s) == 0 {
 		return -1
 	}

@@ -266,7 +266,7 @@ func FuzzSearch(f *testing.F) {
 	ps := fuzzPools(f)
 	f.Fuzz(func(t *testing.T, data []byte, pool, rep, target uint8) {
 		p := ps[int(pool)%len(ps)]
-		s := fuzzInts(data, int(rep)%64+1)
+		s := fuzzLayerInts(data, int(rep)%64+1)
 		v := int(target)
 		is := func(x int) bool { return x == v }
 		require.Equal(t, slices.IndexFunc(s, is), IndexFunc(p, s, is))

@@ -87,7 +87,7 @@ func FuzzForEachSeq(f *testing.F) {
 	ps := fuzzPools(f)
 	f.Fuzz(func(t *testing.T, data []byte, pool, rep uint8) {
 		p := ps[int(pool)%len(ps)]
-		s := fuzzInts(data, int(rep)%64+1)
+		s := fuzzLayerInts(data, int(rep)%64+1)
 		var sum, count atomic.Int64
 		ForEachSeq(p, func(yield func(int) bool) {
 			for _, x := range s {

@@ -76,7 +76,7 @@ func Map[S ~[]E, E, T any](r Runner, s S, f func(E) T) []T {
 
 // Fill sets every element of s to v, potentially in parallel.
 func Fill[S ~[]E, E any](r Runner, s S, v E) {
-	checkRunner("Fill", r)
+	checkLayerRunner("Fill", r)
 	fill := func(lo, hi int) {
 		p := s[lo:hi]
 		for i := range p {
@@ -103,7 +103,7 @@ func Filter[S ~[]E, E any](r Runner, s S, keep func(E) bool) S {
 	if keep == nil {
 		panic("blitz: Filter: nil function")
 	}
-	checkRunner("Filter", r)
+	checkLayerRunner("Filter", r)
 	if len(s) == 0 {
 		return nil
 	}

@@ -245,9 +245,9 @@ func fuzzPools(f *testing.F) []*Pool {
 	return ps
 }
 
-// fuzzInts turns fuzz bytes into ints: each byte one element, repeated rep
+// fuzzLayerInts turns fuzz bytes into ints: each byte one element, repeated rep
 // times (rep scales a short input past the layer's split thresholds).
-func fuzzInts(data []byte, rep int) []int {
+func fuzzLayerInts(data []byte, rep int) []int {
 	s := make([]int, 0, len(data)*rep)
 	for range rep {
 		for _, b := range data {
@@ -265,7 +265,7 @@ func FuzzSlices(f *testing.F) {
 	ps := fuzzPools(f)
 	f.Fuzz(func(t *testing.T, data []byte, pool, rep, mod uint8) {
 		p := ps[int(pool)%len(ps)]
-		s := fuzzInts(data, int(rep)%64+1)
+		s := fuzzLayerInts(data, int(rep)%64+1)
 		m := int(mod)%16 + 1
 		keep := func(x int) bool { return x%m == 0 }
 		require.Equal(t, seqFilter(s, keep), Filter(p, s, keep))
