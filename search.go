@@ -32,9 +32,9 @@ import (
 type searchMode uint8
 
 const (
-	searchAny   searchMode = iota // any match
-	searchFirst                   // the leftmost match
-	searchLast                    // the rightmost match
+	searchAnyMatch  searchMode = iota // any match
+	searchLeftmost                    // the leftmost match
+	searchRightmost                   // the rightmost match
 )
 
 const (
@@ -51,12 +51,12 @@ type searchCtx struct {
 	mode   searchMode
 	minLen int
 	// scan returns a match in [lo, hi), -1 if there is none: the first one
-	// for searchAny and searchFirst, the last one for searchLast.
+	// for searchAnyMatch and searchLeftmost, the last one for searchRightmost.
 	scan func(lo, hi int) int
-	// best is the result so far. searchAny: -1 until the first match is
-	// recorded (one CAS from -1), never changed after. searchFirst: the
+	// best is the result so far. searchAnyMatch: -1 until the first match is
+	// recorded (one CAS from -1), never changed after. searchLeftmost: the
 	// length of the slice until a match, then the smallest match index,
-	// only lowered (CAS loop). searchLast: -1, then the largest match
+	// only lowered (CAS loop). searchRightmost: -1, then the largest match
 	// index, only raised. Written by the recording worker, read by every
 	// worker before each block; sequentially consistent (sync/atomic).
 	best atomic.Int64
@@ -75,11 +75,11 @@ var searchRecordHook func()
 func search(w *Worker, n int, mode searchMode, minLen int, scan func(lo, hi int) int) int {
 	c := &searchCtx{mode: mode, minLen: minLen, scan: scan}
 	switch mode {
-	case searchAny:
+	case searchAnyMatch:
 		c.best.Store(-1)
 		searchStep(w, searchJob{newSpan(w, 0, n), c})
 		return int(c.best.Load())
-	case searchFirst:
+	case searchLeftmost:
 		c.best.Store(int64(n))
 		size, limit := searchWindows(w, n)
 		for lo := 0; lo < n && c.best.Load() == int64(n); {
@@ -91,7 +91,7 @@ func search(w *Worker, n int, mode searchMode, minLen int, scan func(lo, hi int)
 			return i
 		}
 		return -1
-	default: // searchLast
+	default: // searchRightmost
 		c.best.Store(-1)
 		size, limit := searchWindows(w, n)
 		for hi := n; hi > 0 && c.best.Load() == -1; {
@@ -114,9 +114,9 @@ func searchWindows(w *Worker, n int) (first, limit int) {
 func (c *searchCtx) covered(lo, hi int) bool {
 	b := c.best.Load()
 	switch c.mode {
-	case searchAny:
+	case searchAnyMatch:
 		return b >= 0
-	case searchFirst:
+	case searchLeftmost:
 		return int64(lo) >= b
 	default:
 		return int64(hi-1) <= b
@@ -127,9 +127,9 @@ func (c *searchCtx) covered(lo, hi int) bool {
 func (c *searchCtx) record(i int) {
 	v := int64(i)
 	switch c.mode {
-	case searchAny:
+	case searchAnyMatch:
 		c.best.CompareAndSwap(-1, v)
-	case searchFirst:
+	case searchLeftmost:
 		for old := c.best.Load(); v < old && !c.best.CompareAndSwap(old, v); old = c.best.Load() {
 		}
 	default:
@@ -151,7 +151,7 @@ func searchStep(w *Worker, j searchJob) struct{} {
 	}
 	if j.trySplit(w, 0, c.minLen) {
 		l, r := j.halves(w)
-		if c.mode == searchLast {
+		if c.mode == searchRightmost {
 			JoinArgs(w, searchStep, searchJob{r, c}, searchStep, searchJob{l, c})
 		} else {
 			JoinArgs(w, searchStep, searchJob{l, c}, searchStep, searchJob{r, c})
@@ -162,11 +162,11 @@ func searchStep(w *Worker, j searchJob) struct{} {
 	return struct{}{}
 }
 
-// leaf scans [lo, hi) block by block (backwards for searchLast), checking
+// leaf scans [lo, hi) block by block (backwards for searchRightmost), checking
 // before each block whether the result already covers it.
 func (c *searchCtx) leaf(lo, hi int) {
 	block := searchFirstBlock
-	if c.mode == searchLast {
+	if c.mode == searchRightmost {
 		for hi > lo {
 			b := hi - min(block, hi-lo)
 			if c.covered(b, hi) {
@@ -205,7 +205,7 @@ func searchFunc[S ~[]E, E any](name string, r Runner, s S, pred func(E) bool, mo
 	}
 	var scan func(lo, hi int) int
 	switch {
-	case mode == searchLast && negate:
+	case mode == searchRightmost && negate:
 		scan = func(lo, hi int) int {
 			for i := hi - 1; i >= lo; i-- {
 				if !pred(s[i]) {
@@ -214,7 +214,7 @@ func searchFunc[S ~[]E, E any](name string, r Runner, s S, pred func(E) bool, mo
 			}
 			return -1
 		}
-	case mode == searchLast:
+	case mode == searchRightmost:
 		scan = func(lo, hi int) int {
 			for i := hi - 1; i >= lo; i-- {
 				if pred(s[i]) {
@@ -272,33 +272,33 @@ func searchEqual[S ~[]E, E comparable](name string, r Runner, s S, v E, mode sea
 // so pred is called on an unspecified subset of s, potentially in parallel.
 // An empty s gives false. A nil pred panics.
 func Any[S ~[]E, E any](r Runner, s S, pred func(E) bool) bool {
-	return searchFunc("Any", r, s, pred, searchAny, false) >= 0
+	return searchFunc("Any", r, s, pred, searchAnyMatch, false) >= 0
 }
 
 // All reports whether pred(x) is true for every element x of s. It stops
 // every worker as soon as one found an element that fails pred. An empty s
 // gives true. A nil pred panics.
 func All[S ~[]E, E any](r Runner, s S, pred func(E) bool) bool {
-	return searchFunc("All", r, s, pred, searchAny, true) < 0
+	return searchFunc("All", r, s, pred, searchAnyMatch, true) < 0
 }
 
 // ContainsFunc reports whether some element x of s satisfies pred(x), as
 // slices.ContainsFunc does; it is Any. A nil pred panics.
 func ContainsFunc[S ~[]E, E any](r Runner, s S, pred func(E) bool) bool {
-	return searchFunc("ContainsFunc", r, s, pred, searchAny, false) >= 0
+	return searchFunc("ContainsFunc", r, s, pred, searchAnyMatch, false) >= 0
 }
 
 // Contains reports whether v is present in s, stopping every worker once
 // one found it.
 func Contains[S ~[]E, E comparable](r Runner, s S, v E) bool {
-	return searchEqual("Contains", r, s, v, searchAny) >= 0
+	return searchEqual("Contains", r, s, v, searchAnyMatch) >= 0
 }
 
 // Index returns the index of the first occurrence of v in s, or -1 if it is
 // not present, as slices.Index does. Workers stop once the occurrences they
 // could still find lie right of the best one found.
 func Index[S ~[]E, E comparable](r Runner, s S, v E) int {
-	return searchEqual("Index", r, s, v, searchFirst)
+	return searchEqual("Index", r, s, v, searchLeftmost)
 }
 
 // IndexFunc returns the first (leftmost) index i with pred(s[i]) true, or -1
@@ -308,14 +308,14 @@ func Index[S ~[]E, E comparable](r Runner, s S, v E) int {
 // per worker when s is short), which is never started once a window left of
 // it holds the answer. A nil pred panics.
 func IndexFunc[S ~[]E, E any](r Runner, s S, pred func(E) bool) int {
-	return searchFunc("IndexFunc", r, s, pred, searchFirst, false)
+	return searchFunc("IndexFunc", r, s, pred, searchLeftmost, false)
 }
 
 // LastIndexFunc returns the last (rightmost) index i with pred(s[i]) true,
 // or -1 if there is none; it is IndexFunc searching from the right. A nil
 // pred panics.
 func LastIndexFunc[S ~[]E, E any](r Runner, s S, pred func(E) bool) int {
-	return searchFunc("LastIndexFunc", r, s, pred, searchLast, false)
+	return searchFunc("LastIndexFunc", r, s, pred, searchRightmost, false)
 }
 
 // IndexAnyFunc returns the index of some element x of s with pred(x) true,
@@ -323,14 +323,14 @@ func LastIndexFunc[S ~[]E, E any](r Runner, s S, pred func(E) bool) int {
 // be the leftmost. It is the fastest search: every worker stops as soon as
 // one found a match. A nil pred panics.
 func IndexAnyFunc[S ~[]E, E any](r Runner, s S, pred func(E) bool) int {
-	return searchFunc("IndexAnyFunc", r, s, pred, searchAny, false)
+	return searchFunc("IndexAnyFunc", r, s, pred, searchAnyMatch, false)
 }
 
 // FindAny returns some element x of s with pred(x) true, and true; the zero
 // value and false if there is none. It is IndexAnyFunc returning the
 // element. A nil pred panics.
 func FindAny[S ~[]E, E any](r Runner, s S, pred func(E) bool) (E, bool) {
-	if i := searchFunc("FindAny", r, s, pred, searchAny, false); i >= 0 {
+	if i := searchFunc("FindAny", r, s, pred, searchAnyMatch, false); i >= 0 {
 		return s[i], true
 	}
 	var zero E
