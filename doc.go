@@ -32,6 +32,40 @@
 //   - For and MapReduce split an index range, with a fixed grain or
 //     adaptively.
 //
+// # The data-parallel layer
+//
+// Most programs call the layer above the pool: functions named after Go's
+// slices package that take a Runner first — Default (a shared pool created
+// on first use), any *Pool, or the *Worker of a running task, on which the
+// work runs without re-entering the pool — and split their input over the
+// workers. Element callbacks are plain functions; chunk callbacks (Chunks,
+// ForContext, Group tasks) receive the *Worker, for nested parallel work.
+//
+//   - element loops: ForEach, ForEachIndex, MapInPlace, Map, Fill, Filter
+//     (order kept), Chunks; Partition (stable);
+//   - reductions: Reduce, Sum, Count, Min, Max, MinFunc, MaxFunc, MinByKey,
+//     MaxByKey, combined in index order, ties to the leftmost element;
+//   - searches that stop once the answer is known: Any, All, Contains,
+//     ContainsFunc, IndexAnyFunc, FindAny (any match), IndexFunc, Index
+//     (leftmost) and LastIndexFunc (rightmost);
+//   - prefix scans: InclusiveScan, ExclusiveScan;
+//   - fork-join of several functions: Join3, JoinAll; an error group bound
+//     to the pool: NewGroup;
+//   - loops that stop when a context ends: ForContext, MapReduceContext;
+//   - an iter.Seq consumed in parallel: ForEachSeq.
+//
+// The one-pass families split adaptively, as For does without a grain
+// (layer.go): a budget of one split per worker, reset when a piece is
+// stolen; families without a callback never cut pieces under a few
+// thousand elements, and on a *Pool they run short inputs on the calling
+// goroutine. The searches check a shared result before each block of
+// elements and skip every piece that can no longer improve it; the
+// ordered ones search in windows from their end, so no window past the
+// answer's starts (search.go). Filter, Partition and the scans take two
+// passes over a fixed set of pieces (count or reduce, then place). Panics
+// in callbacks reach the caller as a *PanicError after every piece
+// finished, whichever Runner was used.
+//
 // # Vocabulary
 //
 // A worker is a goroutine (locked to its OS thread with the futex backend)

@@ -36,6 +36,10 @@ var ErrPanic = errors.New("blitz: task panicked")
 // runtime.Goexit.
 var ErrGoexit = errors.New("blitz: task called runtime.Goexit")
 
+// ErrDefaultStarted is returned by SetDefaultOptions when the default pool
+// (Default) has already been created: its options can no longer change.
+var ErrDefaultStarted = errors.New("blitz: the default pool has already started")
+
 // ShutdownError is returned by Shutdown when its context ended before the
 // pool drained. The pool keeps draining: every accepted task still runs.
 type ShutdownError struct {

@@ -1,0 +1,68 @@
+package blitz
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// The default pool: one per program, created on first use, never closed
+// (its workers park when idle and cost nothing then).
+var (
+	defaultPool atomic.Pointer[Pool] // set once, under defaultMu
+	defaultMu   sync.Mutex
+)
+
+// defaultName is the default pool's name (WithName), which labels its
+// workers in CPU profiles.
+const defaultName = "blitz-default"
+
+// Default returns the pool a program shares when it has no pool of its own,
+// for the data-parallel functions (Default is a Runner like any pool):
+//
+//	total := blitz.Sum(blitz.Default(), xs)
+//
+// The first call creates it with SetDefaultOptions's options if that was
+// called, else with runtime.GOMAXPROCS(0) workers (read then) and the
+// portable parking backend (ParkingPortable): the layer's calls come from
+// goroutines outside the pool that wait for their result, and portable
+// parking hands a result back to such a goroutine several times faster than
+// futex parking (see the README). The pool is never closed. Default panics
+// only if the pool cannot be created at all.
+func Default() *Pool {
+	if p := defaultPool.Load(); p != nil {
+		return p
+	}
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if p := defaultPool.Load(); p != nil {
+		return p
+	}
+	p, err := New(WithName(defaultName), WithParking(ParkingPortable))
+	if err != nil {
+		panic(fmt.Errorf("blitz: Default: %w", err))
+	}
+	defaultPool.Store(p)
+	return p
+}
+
+// SetDefaultOptions creates the default pool now, with opts applied after
+// the defaults (the name "blitz-default" and ParkingPortable; GOMAXPROCS
+// workers unless opts set WithWorkers). It returns an error matching
+// ErrDefaultStarted if the default pool exists already (Default or
+// SetDefaultOptions was called before), and New's error for invalid
+// options; in both cases the default pool is unchanged (or still not
+// created). Call it early, from main, before anything uses Default.
+func SetDefaultOptions(opts ...Option) error {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if defaultPool.Load() != nil {
+		return ErrDefaultStarted
+	}
+	p, err := New(append([]Option{WithName(defaultName), WithParking(ParkingPortable)}, opts...)...)
+	if err != nil {
+		return err
+	}
+	defaultPool.Store(p)
+	return nil
+}

@@ -1,0 +1,87 @@
+package blitz
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The default pool is never closed, so its workers would be reported as
+// leaks by the goleak checks of the tests that run after it in the same
+// process. Its tests therefore run in a child process (this test binary,
+// re-run with defaultChildEnv naming the scenario); the examples that use
+// Default run after every test of the package, as the testing package
+// runs examples last.
+const defaultChildEnv = "BLITZ_TEST_DEFAULT_SCENARIO"
+
+func TestDefault(t *testing.T) {
+	if sc := os.Getenv(defaultChildEnv); sc != "" {
+		switch sc {
+		case "set":
+			defaultSetFirst(t)
+		case "lazy":
+			defaultLazy(t)
+		default:
+			t.Fatalf("unknown scenario %q", sc)
+		}
+		return
+	}
+	for _, sc := range []string{"set", "lazy"} {
+		t.Run("scenario="+sc, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestDefault$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), defaultChildEnv+"="+sc)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "child test failed:\n%s", out)
+			// The child ran the scenario, not nothing.
+			require.Contains(t, string(out), "--- PASS: TestDefault")
+		})
+	}
+}
+
+// defaultSetFirst: SetDefaultOptions before any use decides the options; a
+// failed call leaves the pool uncreated; later calls fail.
+func defaultSetFirst(t *testing.T) {
+	err := SetDefaultOptions(WithWorkers(0))
+	require.Error(t, err)
+	require.NotErrorIs(t, err, ErrDefaultStarted)
+	require.Nil(t, defaultPool.Load(), "a failed SetDefaultOptions created the pool")
+
+	require.NoError(t, SetDefaultOptions(WithWorkers(3)))
+	p := Default()
+	assert.Equal(t, 3, p.Workers())
+	assert.Equal(t, defaultName, p.Name())
+	assert.Equal(t, ParkingPortable, p.Parking())
+	require.ErrorIs(t, SetDefaultOptions(WithWorkers(2)), ErrDefaultStarted)
+	assert.Equal(t, 3, Default().Workers(), "a refused SetDefaultOptions changed the pool")
+	assert.Equal(t, 6, Sum(Default(), []int{1, 2, 3}))
+}
+
+// defaultLazy: the first Default creates the pool with GOMAXPROCS workers,
+// once, however many goroutines race to it.
+func defaultLazy(t *testing.T) {
+	const n = 8
+	got := make([]*Pool, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = Default()
+		}()
+	}
+	wg.Wait()
+	for _, p := range got {
+		require.Same(t, got[0], p)
+	}
+	assert.Equal(t, runtime.GOMAXPROCS(0), got[0].Workers())
+	assert.Equal(t, ParkingPortable, got[0].Parking())
+	err := SetDefaultOptions()
+	require.True(t, errors.Is(err, ErrDefaultStarted), "SetDefaultOptions after Default = %v", err)
+	require.NoError(t, got[0].Go(func(*Worker) {}))
+}

@@ -1,0 +1,175 @@
+package blitz
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestForContextCoversEachIndexOnce(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		for _, c := range []struct{ lo, hi, grain int }{
+			{0, 10000, 0}, {0, 10000, 1}, {0, 10000, 64}, {-50, 77, 0}, {5, 6, 0}, {3, 3, 0}, {10, 0, 0},
+		} {
+			n := max(c.hi-c.lo, 0)
+			hits := make([]atomic.Int32, n)
+			var bad atomic.Int64
+			err := layerCall(t, lr, func(r Runner) error {
+				return ForContext(t.Context(), r, c.lo, c.hi, c.grain, func(_ *Worker, lo, hi int) {
+					if lo >= hi || lo < c.lo || hi > c.hi || c.grain > 0 && hi-lo > c.grain {
+						bad.Add(1)
+						return
+					}
+					for i := lo; i < hi; i++ {
+						hits[i-c.lo].Add(1)
+					}
+				})
+			})
+			require.NoError(t, err)
+			require.Zerof(t, bad.Load(), "%+v: a bad piece", c)
+			require.Equalf(t, -1, firstNot(hits, 1), "%+v: an index visited other than once", c)
+
+			type result struct {
+				v   int
+				err error
+			}
+			got := layerCall(t, lr, func(r Runner) result {
+				v, err := MapReduceContext(t.Context(), r, c.lo, c.hi, c.grain, 0, func(_ *Worker, lo, hi int) int {
+					s := 0
+					for i := lo; i < hi; i++ {
+						s += i
+					}
+					return s
+				}, func(a, b int) int { return a + b })
+				return result{v, err}
+			})
+			require.NoError(t, got.err)
+			want := 0
+			for i := c.lo; i < c.hi; i++ {
+				want += i
+			}
+			require.Equalf(t, want, got.v, "%+v: MapReduceContext", c)
+		}
+	})
+}
+
+// TestForContextSkipsPiecesAfterCancel cancels the context from inside one
+// piece of a loop cut into 10,000 one-index pieces and counts the pieces
+// whose body started after the cancel. A piece checks the context just
+// before its body, so a worker can be caught between that check and the
+// body at most once: at most one late piece per other worker, and none on
+// one worker, whatever the scheduling.
+func TestForContextSkipsPiecesAfterCancel(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		const n, cancelAt = 10_000, 100
+		for _, mr := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(t.Context())
+			var started, late atomic.Int64
+			body := func(lo int) {
+				started.Add(1)
+				if ctx.Err() != nil {
+					late.Add(1)
+				}
+				if lo == cancelAt {
+					cancel()
+				}
+			}
+			err := layerCall(t, lr, func(r Runner) error {
+				if mr {
+					v, err := MapReduceContext(ctx, r, 0, n, 1, -1, func(_ *Worker, lo, _ int) int { body(lo); return 1 },
+						func(a, b int) int { return a + b })
+					if err != nil && v != -1 {
+						return fmt.Errorf("cancelled MapReduceContext returned %d, not the identity", v)
+					}
+					return err
+				}
+				return ForContext(ctx, r, 0, n, 1, func(_ *Worker, lo, _ int) { body(lo) })
+			})
+			cancel()
+			require.ErrorIs(t, err, context.Canceled, "mapreduce=%v", mr)
+			workers := lr.p.Workers()
+			require.LessOrEqualf(t, late.Load(), int64(workers-1), "mapreduce=%v: pieces started after the cancel", mr)
+			require.Lessf(t, started.Load(), int64(n), "mapreduce=%v: every piece ran", mr)
+			if workers == 1 {
+				// One worker runs the pieces in index order.
+				require.EqualValues(t, cancelAt+1, started.Load(), "mapreduce=%v", mr)
+			}
+		}
+	})
+}
+
+func TestForContextEndedBeforeStart(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		var ran atomic.Int64
+		err := ForContext(ctx, p, 0, 100, 0, func(*Worker, int, int) { ran.Add(1) })
+		require.ErrorIs(t, err, context.Canceled)
+		v, err := MapReduceContext(ctx, p, 0, 100, 0, 7, func(*Worker, int, int) int { ran.Add(1); return 1 },
+			func(a, b int) int { return a + b })
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 7, v)
+		assert.Zero(t, ran.Load(), "a loop whose context had ended ran")
+	})
+}
+
+func TestForContextPanicsAndBadArguments(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		v := layerPanic(t, lr, func(r Runner) {
+			ForContext(t.Context(), r, 0, 1000, 0, func(_ *Worker, lo, hi int) {
+				if lo <= 500 && 500 < hi {
+					panic("at 500")
+				}
+			})
+		})
+		requirePanicError(t, v, "at 500")
+		v = layerPanic(t, lr, func(r Runner) {
+			MapReduceContext(t.Context(), r, 0, 1, 0, 0, func(*Worker, int, int) int { panic("one") },
+				func(a, b int) int { return a })
+		})
+		requirePanicError(t, v, "one")
+	})
+	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+		requirePanicMessage(t, "blitz: ForContext: nil body", func() { ForContext(t.Context(), p, 0, 1, 0, nil) })
+		requirePanicMessage(t, "blitz: MapReduceContext: nil function", func() {
+			MapReduceContext[int](t.Context(), p, 0, 1, 0, 0, nil, nil)
+		})
+		requirePanicMessage(t, "blitz: ForContext: nil Runner", func() {
+			ForContext(t.Context(), nil, 0, 0, 0, func(*Worker, int, int) {})
+		})
+	})
+}
+
+func FuzzForContext(f *testing.F) {
+	f.Add(uint16(0), uint8(0), uint16(0), int8(0))
+	f.Add(uint16(1000), uint8(1), uint16(500), int8(1))
+	f.Add(uint16(5000), uint8(2), uint16(65535), int8(-1))
+	ps := fuzzPools(f)
+	f.Fuzz(func(t *testing.T, n uint16, pool uint8, cancelAt uint16, grain int8) {
+		p := ps[int(pool)%len(ps)]
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		hits := make([]atomic.Int32, n)
+		err := ForContext(ctx, p, 0, int(n), int(grain), func(_ *Worker, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				hits[i].Add(1)
+				if i == int(cancelAt) {
+					cancel()
+				}
+			}
+		})
+		for i := range hits {
+			require.LessOrEqual(t, hits[i].Load(), int32(1))
+		}
+		if int(cancelAt) < int(n) {
+			require.ErrorIs(t, err, context.Canceled)
+		} else {
+			require.NoError(t, err)
+			require.Equal(t, -1, firstNot(hits, 1))
+		}
+	})
+}

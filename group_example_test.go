@@ -1,0 +1,59 @@
+package blitz_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/blitz-go/blitz"
+)
+
+func ExampleNewGroup() {
+	inputs := []string{"12", "7", "x9", "40"}
+	parsed := make([]int, len(inputs))
+	g, ctx := blitz.NewGroup(context.Background(), blitz.Default())
+	for i, in := range inputs {
+		g.Go(func(*blitz.Worker) error {
+			if ctx.Err() != nil {
+				return nil // another task failed: stop early
+			}
+			n, err := strconv.Atoi(in)
+			parsed[i] = n
+			return err
+		})
+	}
+	err := g.Wait()
+	var numErr *strconv.NumError
+	fmt.Println(errors.As(err, &numErr), numErr.Num)
+	// Output: true x9
+}
+
+func ExampleGroup_Go() {
+	// Inside a task, bind the group to the task's worker: Wait then runs
+	// the tasks no other worker has started itself, on that worker.
+	total := blitz.Do(blitz.Default(), func(w *blitz.Worker) int {
+		sums := make([]int, 3)
+		g, _ := blitz.NewGroup(context.Background(), w)
+		for i := range sums {
+			g.Go(func(w *blitz.Worker) error {
+				sums[i] = blitz.Sum(w, []int{i, i, i})
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			panic(err)
+		}
+		return sums[0] + sums[1] + sums[2]
+	})
+	fmt.Println(total)
+	// Output: 9
+}
+
+func ExampleGroup_Wait() {
+	g, _ := blitz.NewGroup(context.Background(), blitz.Default())
+	g.Go(func(*blitz.Worker) error { return nil })
+	g.Go(func(*blitz.Worker) error { return errors.New("disk full") })
+	fmt.Println(g.Wait()) // the first error
+	// Output: disk full
+}

@@ -1,0 +1,51 @@
+package blitz
+
+import "fmt"
+
+// Join3 runs fa, fb and fc, potentially in parallel, and returns their
+// results. It is two nested joins: fa against the join of fb and fc. All
+// three always run; if any panics, Join3 panics in the caller with a
+// *PanicError after all three finished, the leftmost panicking function's
+// panic winning. Nil functions panic.
+func Join3[A, B, C any](r Runner, fa func(*Worker) A, fb func(*Worker) B, fc func(*Worker) C) (A, B, C) {
+	if fa == nil || fb == nil || fc == nil {
+		panic("blitz: Join3: nil function")
+	}
+	var a A
+	var b B
+	var c C
+	enterLayer("Join3", r, func(w *Worker) {
+		w.Join(func(w *Worker) { a = fa(w) }, func(w *Worker) { b, c = Join(w, fb, fc) })
+	})
+	return a, b, c
+}
+
+// JoinAll runs every function of fns, potentially in parallel, and returns
+// when all returned. It forks a balanced tree of joins, so the functions
+// need no more than log2(len(fns)) nested joins and no allocation per join.
+// All always run; if some panic, JoinAll panics in the caller with a
+// *PanicError after all finished, the leftmost panicking function's panic
+// winning. No functions is a no-op; a nil function panics.
+func JoinAll(r Runner, fns ...func(*Worker)) {
+	for i, f := range fns {
+		if f == nil {
+			panic(fmt.Sprintf("blitz: JoinAll: nil function at index %d", i))
+		}
+	}
+	checkLayerRunner("JoinAll", r)
+	if len(fns) == 0 {
+		return
+	}
+	enterLayer("JoinAll", r, func(w *Worker) { joinAll(w, fns) })
+}
+
+// joinAll is a plain function, so JoinArgs takes it without allocating.
+func joinAll(w *Worker, fns []func(*Worker)) struct{} {
+	if len(fns) == 1 {
+		fns[0](w)
+		return struct{}{}
+	}
+	mid := len(fns) / 2
+	JoinArgs(w, joinAll, fns[:mid], joinAll, fns[mid:])
+	return struct{}{}
+}

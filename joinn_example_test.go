@@ -1,0 +1,30 @@
+package blitz_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/blitz-go/blitz"
+)
+
+func ExampleJoin3() {
+	text := "the pool runs the layer and the layer runs on the pool"
+	words, lines, upper := blitz.Join3(blitz.Default(),
+		func(*blitz.Worker) int { return len(strings.Fields(text)) },
+		func(*blitz.Worker) int { return strings.Count(text, "\n") + 1 },
+		func(*blitz.Worker) string { return strings.ToUpper(text[:8]) })
+	fmt.Println(words, lines, upper)
+	// Output: 12 1 THE POOL
+}
+
+func ExampleJoinAll() {
+	parts := make([]int, 4)
+	blitz.JoinAll(blitz.Default(),
+		func(*blitz.Worker) { parts[0] = 1 },
+		func(*blitz.Worker) { parts[1] = 2 },
+		func(w *blitz.Worker) { parts[2] = blitz.Sum(w, []int{1, 2}) }, // nested parallel work
+		func(*blitz.Worker) { parts[3] = 4 },
+	)
+	fmt.Println(parts)
+	// Output: [1 2 3 4]
+}

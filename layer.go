@@ -1,0 +1,254 @@
+package blitz
+
+import "sync/atomic"
+
+// The data-parallel layer (slices.go, reduce.go, search.go, scan.go,
+// partition.go, joinn.go, group.go, forcontext.go, seq.go) is built on the
+// public fork-join API alone: a Runner to get onto a worker, JoinArgs to
+// fork, Worker.Scope to spawn, and Worker.Index and Pool.Workers for the
+// adaptive split budget. This file holds what its families share: entering
+// the runner, the split rule and the generic range driver.
+
+// checkLayerRunner panics, naming the layer function the user called, if r is
+// nil (the nil interface, or a nil *Pool or *Worker). Every layer function
+// checks its Runner before anything else, even for an input it answers
+// without entering the pool.
+func checkLayerRunner(name string, r Runner) {
+	switch r := r.(type) {
+	case *Worker:
+		if r != nil {
+			return
+		}
+	case *Pool:
+		if r != nil {
+			return
+		}
+	}
+	panic("blitz: " + name + ": nil Runner")
+}
+
+// enterLayer runs fn on a worker of r and returns when it returned; name is
+// the layer function the user called, for the panic messages. A panic in fn
+// (or in the work it forks) reaches the caller as a *PanicError whichever
+// runner it came through: Pool.Run wraps it, and on a *Worker the recover
+// here does, for a call too small to fork (a join would have wrapped it). A
+// Goexit passes through unchanged (recover returns nil for it).
+func enterLayer(name string, r Runner, fn func(w *Worker)) {
+	checkLayerRunner(name, r)
+	w, ok := r.(*Worker)
+	if !ok {
+		r.enter(fn)
+		return
+	}
+	ok = false
+	defer func() {
+		if !ok {
+			if v := recover(); v != nil {
+				panic(newPanicError(v))
+			}
+		}
+	}()
+	fn(w)
+	ok = true
+}
+
+// doLayer is enterLayer with a result.
+func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
+	var res T
+	enterLayer(name, r, func(w *Worker) { res = fn(w) })
+	return res
+}
+
+// inlineOnCaller reports whether a call with no user callback (Sum, Min,
+// Contains, ...) over n elements is cheaper on the calling goroutine than on
+// the pool: r is a *Pool (entering it is a round trip through its queue,
+// microseconds) and n is too small to be worth forking. Such a call runs no
+// user code, so where it runs is invisible. A *Worker is never bypassed: it
+// is already on the pool, and the range driver runs a short range unsplit.
+func inlineOnCaller(r Runner, n int) bool {
+	_, ok := r.(*Pool)
+	return ok && n < 2*cheapMinLen
+}
+
+// The layer's split granularity.
+const (
+	// cheapMinLen is the smallest piece a family without a user callback
+	// (Sum, Min, Max, Fill, Contains, Index) splits into: such a piece
+	// costs well under a microsecond per thousand elements, so a shorter
+	// one would not pay for its join. Families with a callback split down
+	// to one element (callbackMinLen), since the callback may be costly:
+	// the adaptive budget, not a length, keeps their join count low.
+	cheapMinLen    = 2048
+	callbackMinLen = 1
+)
+
+// span is a sub-range [lo, hi) of a layer call's input with rayon's adaptive
+// split budget (the rule of parallel.go's splitter, kept on the public
+// Worker.Index and Pool.Workers): a range starts with one split per worker,
+// each split halves the budget, and a span that runs on another worker than
+// the one that created it (it was stolen: some worker is idle) resets the
+// budget to the worker count.
+type span struct {
+	lo, hi int
+	splits int // adaptive budget
+	origin int // Index of the worker that created the span
+}
+
+func newSpan(w *Worker, lo, hi int) span {
+	return span{lo: lo, hi: hi, splits: w.Pool().Workers(), origin: w.Index()}
+}
+
+// trySplit reports whether the span should be halved, updating its budget.
+// grain > 0 cuts to pieces of at most grain elements whatever the budget
+// (For's fixed grain); otherwise the budget decides, and no half is made
+// shorter than minLen (>= 1).
+func (s *span) trySplit(w *Worker, grain, minLen int) bool {
+	n := s.hi - s.lo
+	if grain > 0 {
+		return n > grain
+	}
+	if n < 2*minLen {
+		return false
+	}
+	if i := w.Index(); i != s.origin {
+		s.origin = i
+		s.splits = max(w.Pool().Workers(), s.splits/2)
+		return true
+	}
+	if s.splits > 0 {
+		s.splits /= 2
+		return true
+	}
+	return false
+}
+
+// halves cuts the span at its middle; both halves are created by w.
+func (s span) halves(w *Worker) (left, right span) {
+	mid := s.lo + (s.hi-s.lo)/2
+	left, right = s, s
+	left.hi, right.lo = mid, mid
+	left.origin, right.origin = w.Index(), w.Index()
+	return left, right
+}
+
+// rangeCtx is one call of the generic range driver: leaf computes a piece,
+// combine joins two adjacent results in index order (nil for result-less
+// loops, whose T is struct{}). done, when not nil, is a context's Done
+// channel: once it is closed no span splits or starts its leaf any more
+// (skipped records that one was left out) and a skipped span yields identity.
+type rangeCtx[T any] struct {
+	leaf          func(w *Worker, lo, hi int) T
+	combine       func(a, b T) T
+	identity      T
+	grain, minLen int
+	done          <-chan struct{}
+	skipped       atomic.Bool
+	// rec is rangeStep[T] as a func value, taken once per call: taking a
+	// generic function's value inside generic code allocates, so it is
+	// not done per split.
+	rec func(*Worker, rangeJob[T]) T
+}
+
+type rangeJob[T any] struct {
+	span
+	c *rangeCtx[T]
+}
+
+// runRange computes [lo, hi) with c, forking with JoinArgs: no allocation
+// per split. lo < hi.
+func runRange[T any](w *Worker, lo, hi int, c *rangeCtx[T]) T {
+	c.rec = rangeStep[T]
+	return rangeStep(w, rangeJob[T]{newSpan(w, lo, hi), c})
+}
+
+func rangeStep[T any](w *Worker, j rangeJob[T]) T {
+	c := j.c
+	if c.done != nil && closed(c.done) {
+		c.skipped.Store(true)
+		return c.identity
+	}
+	if !j.trySplit(w, c.grain, c.minLen) {
+		return c.leaf(w, j.lo, j.hi)
+	}
+	l, r := j.halves(w)
+	a, b := JoinArgs(w, c.rec, rangeJob[T]{l, c}, c.rec, rangeJob[T]{r, c})
+	if c.combine == nil {
+		return a
+	}
+	return c.combine(a, b)
+}
+
+// closed reports whether done is closed, without blocking.
+func closed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// forEachRange runs leaf over pieces covering [0, n) on w, with the adaptive
+// budget and pieces of at least minLen elements.
+func forEachRange(w *Worker, n, minLen int, leaf func(w *Worker, lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	runRange(w, 0, n, &rangeCtx[struct{}]{
+		leaf:   func(w *Worker, lo, hi int) struct{} { leaf(w, lo, hi); return struct{}{} },
+		minLen: minLen,
+	})
+}
+
+// reduceRange computes leaf over pieces covering [0, n) and combines the
+// results in index order; identity is the result of an empty range.
+func reduceRange[T any](w *Worker, n, minLen int, identity T, leaf func(lo, hi int) T, combine func(a, b T) T) T {
+	if n <= 0 {
+		return identity
+	}
+	return runRange(w, 0, n, &rangeCtx[T]{
+		leaf:     func(_ *Worker, lo, hi int) T { return leaf(lo, hi) },
+		combine:  combine,
+		identity: identity,
+		minLen:   minLen,
+	})
+}
+
+// piecePlan cuts [0, n) into k pieces of equal length (a multiple of align,
+// but for the last), for the two-pass families (Filter, Partition, the
+// scans) whose second pass needs the first pass's pieces.
+type piecePlan struct {
+	n, size, k int
+}
+
+func newPiecePlan(n, k, align int) piecePlan {
+	if n <= 0 {
+		return piecePlan{}
+	}
+	k = max(1, min(k, n))
+	size := (n + k - 1) / k
+	size = (size + align - 1) / align * align
+	return piecePlan{n: n, size: size, k: (n + size - 1) / size}
+}
+
+// bounds returns piece i's range.
+func (p piecePlan) bounds(i int) (lo, hi int) {
+	lo = i * p.size
+	return lo, min(lo+p.size, p.n)
+}
+
+// eachPiece runs f(w, i) for every piece i of [from, to), each its own job.
+func eachPiece(w *Worker, from, to int, f func(w *Worker, i int)) {
+	if to <= from {
+		return
+	}
+	runRange(w, from, to, &rangeCtx[struct{}]{
+		leaf: func(w *Worker, lo, hi int) struct{} {
+			for i := lo; i < hi; i++ {
+				f(w, i)
+			}
+			return struct{}{}
+		},
+		grain: 1,
+	})
+}

@@ -1,0 +1,202 @@
+package blitz
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// layerRunner is one way of calling the data-parallel layer: with the pool
+// itself from the test goroutine, or with the *Worker of a task of it.
+type layerRunner struct {
+	p        *Pool
+	onWorker bool
+	// large says whether this configuration also runs the large inputs:
+	// one backend (portable, the default pool's) at every worker count,
+	// so that the whole matrix stays within the race detector's budget.
+	large bool
+}
+
+func (lr layerRunner) String() string {
+	if lr.onWorker {
+		return "runner=worker"
+	}
+	return "runner=pool"
+}
+
+// layerCall runs f with lr's Runner and returns its result, under the
+// watchdog. f must not call t.FailNow (it may run on a worker).
+func layerCall[T any](t testing.TB, lr layerRunner, f func(r Runner) T) T {
+	t.Helper()
+	if lr.onWorker {
+		return doW(t, lr.p, func(w *Worker) T { return f(w) })
+	}
+	var res T
+	within(t, "layer call", func() { res = f(lr.p) })
+	return res
+}
+
+// layerPanic runs f with lr's Runner and returns what the call panicked
+// with (nil if it returned).
+func layerPanic(t testing.TB, lr layerRunner, f func(r Runner)) any {
+	t.Helper()
+	var v any
+	within(t, "layer call", func() {
+		v = catchPanic(func() {
+			if lr.onWorker {
+				lr.p.Run(f2w(f))
+			} else {
+				f(lr.p)
+			}
+		})
+	})
+	return v
+}
+
+func f2w(f func(r Runner)) func(w *Worker) { return func(w *Worker) { f(w) } }
+
+// eachLayerConfig runs f for every parking backend, worker count (1, 2, 8)
+// and Runner shape, each as a subtest with its own pool, checked for leaked
+// goroutines.
+func eachLayerConfig(t *testing.T, f func(t *testing.T, lr layerRunner)) {
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		for _, onWorker := range []bool{false, true} {
+			lr := layerRunner{p: p, onWorker: onWorker, large: p.Parking() == ParkingPortable}
+			t.Run(lr.String(), func(t *testing.T) { f(t, lr) })
+		}
+	})
+}
+
+// layerSizes are the input lengths every family is checked at with lr:
+// empty, one, either side of each block length and split threshold of the
+// layer, and, if lr runs them, large ones.
+func layerSizes(lr layerRunner) []int {
+	sizes := []int{0, 1, 2, 3, 7}
+	for _, g := range []int{searchFirstBlock, 64, searchMaxBlock, cheapMinLen, 2 * cheapMinLen} {
+		sizes = append(sizes, g-1, g, g+1)
+	}
+	if lr.large {
+		sizes = append(sizes, layerLarge()/3, layerLarge())
+	}
+	slices.Sort(sizes)
+	return slices.Compact(sizes)
+}
+
+// layerLarge is the large input length: smaller under -short and -race.
+func layerLarge() int {
+	switch {
+	case testing.Short():
+		return 1 << 14
+	case raceEnabled:
+		return 1 << 16
+	}
+	return 1 << 18
+}
+
+// randInts returns n random ints in [0, limit), seeded by n and seed so that
+// a failure reproduces.
+func randInts(n, limit int, seed uint64) []int {
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	s := make([]int, n)
+	for i := range s {
+		s[i] = rng.IntN(limit)
+	}
+	return s
+}
+
+// requireEqualSlices asserts that got equals want element by element: the
+// comparison the large inputs need (reflection over a million elements is
+// slow under the race detector), reporting the first difference.
+func requireEqualSlices[E comparable](t *testing.T, want, got []E, msg string) {
+	t.Helper()
+	if slices.Equal(want, got) {
+		return
+	}
+	i := 0
+	for i < min(len(want), len(got)) && want[i] == got[i] {
+		i++
+	}
+	require.Failf(t, "slices differ", "%s: len %d, want %d; first difference at index %d", msg, len(got), len(want), i)
+}
+
+// requirePanicError asserts that v is a *PanicError carrying want.
+func requirePanicError(t *testing.T, v any, want any) {
+	t.Helper()
+	pe, ok := v.(*PanicError)
+	require.Truef(t, ok, "panic value %T (%v), want a *PanicError", v, v)
+	assert.Equal(t, want, pe.Value)
+	assert.NotEmpty(t, pe.Stack)
+}
+
+// requirePanicMessage asserts that f panics with exactly msg.
+func requirePanicMessage(t *testing.T, msg string, f func()) {
+	t.Helper()
+	assert.PanicsWithValue(t, msg, f)
+}
+
+func TestSpanSplitsAdaptively(t *testing.T) {
+	withPool(t, []Option{WithWorkers(4)}, func(p *Pool) {
+		Do(p, func(w *Worker) int {
+			s := newSpan(w, 0, 1000)
+			// Budget 4 on the creating worker: three splits, then no more.
+			n := 0
+			for s.trySplit(w, 0, 1) {
+				n++
+				s, _ = s.halves(w)
+			}
+			assert.Equal(t, 3, n, "splits of an unstolen span")
+			// Too short for two halves of minLen: no split whatever the budget.
+			s = newSpan(w, 0, 19)
+			assert.False(t, s.trySplit(w, 0, 10))
+			s = newSpan(w, 0, 20)
+			assert.True(t, s.trySplit(w, 0, 10))
+			// A span run by another worker than its creator was stolen:
+			// the budget resets to the worker count.
+			s = span{lo: 0, hi: 1000, splits: 0, origin: w.Index() + 1}
+			assert.True(t, s.trySplit(w, 0, 1))
+			assert.Equal(t, 4, s.splits)
+			assert.Equal(t, w.Index(), s.origin)
+			// A fixed grain halves while longer than the grain.
+			s = span{lo: 0, hi: 9}
+			assert.True(t, s.trySplit(w, 8, 1))
+			s = span{lo: 0, hi: 8}
+			assert.False(t, s.trySplit(w, 8, 1))
+			return 0
+		})
+	})
+}
+
+func TestPiecePlanCoversOnce(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 63, 64, 65, 1000, 4097} {
+		for _, k := range []int{1, 3, 8, 100} {
+			for _, align := range []int{1, 64} {
+				plan := newPiecePlan(n, k, align)
+				next := 0
+				for i := 0; i < plan.k; i++ {
+					lo, hi := plan.bounds(i)
+					require.Equalf(t, next, lo, "n=%d k=%d align=%d piece %d", n, k, align, i)
+					require.Lessf(t, lo, hi, "n=%d k=%d align=%d: empty piece %d", n, k, align, i)
+					if hi < n {
+						require.Zerof(t, (hi-lo)%align, "n=%d k=%d align=%d: piece %d unaligned", n, k, align, i)
+					}
+					next = hi
+				}
+				require.Equal(t, n, next, fmt.Sprintf("n=%d k=%d align=%d: pieces end short", n, k, align))
+				require.LessOrEqual(t, plan.k, max(k, 1))
+			}
+		}
+	}
+}
+
+func TestLayerNilRunner(t *testing.T) {
+	var nilPool *Pool
+	var nilWorker *Worker
+	for _, r := range []Runner{nil, nilPool, nilWorker} {
+		requirePanicMessage(t, "blitz: ForEach: nil Runner", func() { ForEach(r, []int{1}, func(int) {}) })
+		requirePanicMessage(t, "blitz: Filter: nil Runner", func() { Filter(r, []int(nil), func(int) bool { return true }) })
+	}
+}

@@ -1,0 +1,16 @@
+package blitz_test
+
+import (
+	"fmt"
+
+	"github.com/blitz-go/blitz"
+)
+
+func ExamplePartition() {
+	tasks := []string{"a!", "b", "c!", "d", "e!"}
+	urgent := func(t string) bool { return t[len(t)-1] == '!' }
+	k := blitz.Partition(blitz.Default(), tasks, urgent)
+	// Stable: each group keeps its order.
+	fmt.Println(tasks[:k], tasks[k:])
+	// Output: [a! c! e!] [b d]
+}
