@@ -135,10 +135,7 @@ func (g *Group) run(w *Worker, fn func(*Worker) error) {
 	normal := false
 	defer func() {
 		if !normal {
-			var pe *PanicError
-			if v := recover(); v != nil {
-				pe = newPanicError(v)
-			}
+			pe := unwinding(recover())
 			g.mu.Lock()
 			if pe == nil {
 				g.goexit = true

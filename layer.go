@@ -43,8 +43,8 @@ func enterLayer(name string, r Runner, fn func(w *Worker)) {
 	ok = false
 	defer func() {
 		if !ok {
-			if v := recover(); v != nil {
-				panic(newPanicError(v))
+			if pe := unwinding(recover()); pe != nil {
+				panic(pe)
 			}
 		}
 	}()
