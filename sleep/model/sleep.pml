@@ -13,6 +13,12 @@
  * end state. A job run twice, a job run by an isolated waiter that does not
  * descend from what it waits for, a counter going below zero, or a drain
  * signalled early fail an assertion.
+ *
+ * Processes: W Workers (the idle loop, the jobs they run, their waits and
+ * sleeps), NS Submitters (one task each) or, with -DPREQ, NS tasks queued
+ * before the start, the Closer (Close), and with -DTSO the Drainer (the
+ * memory system). The switches and scenarios are in the Configuration
+ * section below and in README.md.
  */
 
 /* ------------------------------------------------------------------ */
@@ -23,7 +29,7 @@
 #define W 2                /* workers */
 #endif
 #ifndef NS
-#define NS 2               /* submitters, one task each */
+#define NS 2               /* submitters, one task each (PREQ: tasks queued at the start) */
 #endif
 #ifndef JMOD
 #define JMOD 4             /* JEC values (2^32 in Go) */
@@ -67,14 +73,14 @@
 
 /* phases of a job (program counter of one level of a worker's stack) */
 #define PH_START 0         /* runFrame: publish the thief */
-#define PH_PUSH 8          /* Join: push b */
-#define PH_A 1             /* run a */
-#define PH_POP 2           /* take b back: PopFenced */
-#define PH_WAIT 3          /* waitJoin / awaitSettled */
-#define PH_JDONE 4         /* after the wait: freeFrame, propagate */
-#define PH_INL 5           /* b ran inline */
-#define PH_END 6           /* the runner's completion (Set, rootDone) */
-#define PH_UNW 7           /* a Goexit unwinds this level's deferred calls */
+#define PH_PUSH 1          /* Join: push b */
+#define PH_A 2             /* run a */
+#define PH_POP 3           /* take b back: PopFenced */
+#define PH_WAIT 4          /* waitJoin / awaitSettled */
+#define PH_JDONE 5         /* after the wait: freeFrame, propagate */
+#define PH_INL 6           /* b ran inline */
+#define PH_END 7           /* the runner's completion (Set, rootDone) */
+#define PH_UNW 8           /* a Goexit unwinds this level's deferred calls */
 
 /* ---- scenarios: the job trees of the submitted tasks ---- */
 #if defined(S_CHAIN)
@@ -360,10 +366,10 @@ inline newJobs(g, lazy, wasEmpty, n, i, ok) {
 }
 
 /* The park loop of sleep S8 and of SleepOnLatch: Park (consume the
- * token), then Lock, read isBlocked, Unlock; park again while it is set. */
-/* Once woken, CoreLatch.WakeUp (Sleeping -> Unset, CAS) in the same step:
- * only the latch's setter touches it meanwhile, and a Set latch stays
- * Set. */
+ * token; the futex word's CAS), then Lock, read isBlocked, Unlock; park
+ * again while it is set. Once woken, CoreLatch.WakeUp (Sleeping -> Unset,
+ * CAS) in the same step: a waker that cleared isBlocked is done with the
+ * latch, and a Set latch stays Set. */
 inline parkUntilWoken(l, ok) {
 	do
 	:: d_step {
@@ -380,14 +386,6 @@ inline parkUntilWoken(l, ok) {
 		if :: !ok -> break :: else fi
 	od;
 	ok = 0
-}
-
-inline LOCK(w) { d_step { DRAINED(me) && mu[w] == 0 -> mu[w] = 1 } }
-inline UNLOCK(w) { d_step { DRAINED(me) -> mu[w] = 0 } }
-
-/* CoreLatch.WakeUp: Sleeping -> Unset (CAS); a Set latch stays Set */
-inline WAKEUP(l) {
-	d_step { DRAINED(me) -> if :: latch[l] == SLEEPING -> latch[l] = UNSET :: else fi }
 }
 
 /* SleepOnLatch: the isolated sleep, outside the counters. GetSleepy (CAS);
