@@ -31,16 +31,31 @@ func checkLayerRunner(name string, r Runner) {
 // the layer function the user called, for the panic messages. A panic in fn
 // (or in the work it forks) reaches the caller as a *PanicError whichever
 // runner it came through: Pool.Run wraps it, and on a *Worker the recover
-// here does, for a call too small to fork (a join would have wrapped it). A
-// Goexit passes through unchanged (recover returns nil for it).
+// of onWorker does, for a call too small to fork (a join would have wrapped
+// it). A Goexit passes through unchanged.
 func enterLayer(name string, r Runner, fn func(w *Worker)) {
 	checkLayerRunner(name, r)
-	w, ok := r.(*Worker)
-	if !ok {
-		r.enter(fn)
+	if w, ok := r.(*Worker); ok {
+		onWorker(w, func(w *Worker) struct{} { fn(w); return struct{}{} })
 		return
 	}
-	ok = false
+	r.enter(fn)
+}
+
+// doLayer is enterLayer with a result. On a *Pool it is Do, whose job
+// carries the result: no closure around fn.
+func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
+	checkLayerRunner(name, r)
+	if w, ok := r.(*Worker); ok {
+		return onWorker(w, fn)
+	}
+	return Do(r.(*Pool), fn)
+}
+
+// onWorker calls fn(w), re-panicking a panic as a *PanicError (recover
+// returns nil for a Goexit, which goes on).
+func onWorker[T any](w *Worker, fn func(w *Worker) T) T {
+	ok := false
 	defer func() {
 		if !ok {
 			if pe := unwinding(recover()); pe != nil {
@@ -48,14 +63,8 @@ func enterLayer(name string, r Runner, fn func(w *Worker)) {
 			}
 		}
 	}()
-	fn(w)
+	res := fn(w)
 	ok = true
-}
-
-// doLayer is enterLayer with a result.
-func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
-	var res T
-	enterLayer(name, r, func(w *Worker) { res = fn(w) })
 	return res
 }
 
