@@ -150,9 +150,17 @@
 //
 // # Evidence
 //
-// model/sleep.pml is a Promela model of this protocol, checked by
-// model/check.sh with spin (no invalid end state, no lost job), with mutants
-// that must fail: the Blitz parity rule, no handshake lock, and a latch Set
-// without a wake. The stress tests run real goroutines over every parking
-// backend, past a JEC wrap-around, and stop pools while workers fall asleep.
+// model/sleep.pml is a Promela model of this protocol and of the pool code
+// that drives it (the idle loop, the injector, the deques, isolated joins,
+// Goexit and respawn, Close's drain), checked by model/check.sh with spin in
+// a sequentially consistent mode and in an x86-TSO mode with store buffers,
+// with a mutant per fence, barrier and handshake that must fail
+// (model/README.md gives the table). The TSO mode found that, on amd64, the
+// pop's fence O1 and StartLooking's barrier are needed while F1, F2 and the
+// thief's fence are not: F1 because submit claims its position with a CAS of
+// the tail that the final check S7 reads, which already orders the two sides
+// as the argument above needs; F2 because S5 is itself a locked CAS. They
+// stay, cheap and needed where loads reorder. The stress tests run real
+// goroutines over every parking backend, past a JEC wrap-around, and stop
+// pools while workers fall asleep.
 package sleep
