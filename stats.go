@@ -141,8 +141,10 @@ func (p *Pool) queueStats(st *Stats) {
 }
 
 // countingParker wraps a worker's parker to count sleeps and wakes. Park is
-// called only by the worker's own goroutine (from sleep.NoWorkFound), so it
-// may read the worker's owner-only waitKind.
+// called only by the goroutine that runs the worker (from
+// sleep.NoWorkFound or sleep.IsolatedNoWork; a goroutine the worker is lent
+// to while its own waits, wait.go), so it may read the worker's owner-only
+// waitKind.
 type countingParker struct {
 	sleep.Parker
 	w *Worker

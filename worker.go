@@ -45,7 +45,7 @@ type Worker struct {
 	// (the goroutine that currently runs this worker).
 	depth    uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
 	rng      uint64   // xorshift64* state for random victims
-	waitKind waitKind // what the innermost waitUntil waits for
+	waitKind waitKind // what the innermost wait (wait.go) waits for
 
 	// scope is the scope whose spawned task this worker runs for another
 	// worker (the scope's owner), nil when it runs none. Written by the
@@ -101,7 +101,7 @@ func (w *Worker) Index() int { return w.index }
 // Pool returns the pool the worker belongs to.
 func (w *Worker) Pool() *Pool { return w.pool }
 
-// waitKind says why a worker is in waitUntil, for the statistics.
+// waitKind says why a worker waits (wait.go), for the statistics.
 type waitKind uint8
 
 const (
