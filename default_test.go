@@ -3,7 +3,6 @@ package blitz
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"runtime"
 	"sync"
 	"testing"
@@ -34,12 +33,8 @@ func TestDefault(t *testing.T) {
 	}
 	for _, sc := range []string{"set", "lazy"} {
 		t.Run("scenario="+sc, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestDefault$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(), defaultChildEnv+"="+sc)
-			out, err := cmd.CombinedOutput()
-			require.NoError(t, err, "child test failed:\n%s", out)
-			// The child ran the scenario, not nothing.
-			require.Contains(t, string(out), "--- PASS: TestDefault")
+			// The child runs the scenario and passes (runChild checks).
+			runChild(t, "TestDefault", defaultChildEnv+"="+sc)
 		})
 	}
 }

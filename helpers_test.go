@@ -1,11 +1,16 @@
 package blitz
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
@@ -119,4 +124,21 @@ func seqFib(n int) int {
 		return n
 	}
 	return seqFib(n-1) + seqFib(n-2)
+}
+
+// runChild runs the test binary again with -test.run=^name$ and env added,
+// for the tests that need a fresh process (the default pool, GODEBUG). It
+// skips the test where the binary cannot run itself: under user-mode
+// emulation (go test -exec qemu-aarch64) exec finds a foreign binary.
+func runChild(t *testing.T, name string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if errors.Is(err, syscall.ENOEXEC) {
+		t.Skipf("the test binary cannot run itself here: %v", err)
+	}
+	require.NoError(t, err, "child test failed:\n%s", out)
+	require.Contains(t, string(out), "--- PASS: "+name)
+	return string(out)
 }

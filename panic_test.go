@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"runtime"
 	"testing"
 
@@ -72,11 +71,7 @@ func TestPanicErrorFromDoContext(t *testing.T) {
 // never as a Goexit.
 func TestPanicNilIsAPanic(t *testing.T) {
 	if os.Getenv("BLITZ_PANICNIL_CHILD") != "1" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestPanicNilIsAPanic$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), "GODEBUG=panicnil=1", "BLITZ_PANICNIL_CHILD=1")
-		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "%s", out)
-		require.Contains(t, string(out), "--- PASS: TestPanicNilIsAPanic")
+		runChild(t, "TestPanicNilIsAPanic", "GODEBUG=panicnil=1", "BLITZ_PANICNIL_CHILD=1")
 		return
 	}
 	require.Nil(t, catchPanic(func() { panic(nil) }), "the child does not run with panicnil=1")
