@@ -281,7 +281,9 @@ func (s *sortChunks) cut(n, workers int) {
 	s.k = min(sortPartitionChunks, max(2, n/max(sortPartitionGrain, n/(4*workers))))
 }
 
-func (s *sortChunks) chunkStart(i int) int { return i * s.n / s.k }
+// chunkStart is i*n/k, computed in 64 bits: i*n overflows a 32-bit int for
+// slices longer than 2^31/sortPartitionChunks.
+func (s *sortChunks) chunkStart(i int) int { return int(uint64(i) * uint64(s.n) / uint64(s.k)) }
 
 // findMisplaced lists the misplaced runs once every chunk is partitioned,
 // and returns m and the number of elements on each side to swap.

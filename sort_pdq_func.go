@@ -175,7 +175,7 @@ func pdqsortFunc[E any](w *Worker, j pdqJobFunc[E]) struct{} {
 			} else {
 				reverseRange(data[a:b], 0, n/2)
 			}
-			pivot = a + b - 1 - pivot
+			pivot = (b - 1) - (pivot - a)
 			hint = sortIncreasing
 		}
 		if balanced && partitioned && hint == sortIncreasing {
@@ -257,13 +257,15 @@ func heapSortFunc[E any](v []E, cmp func(a, b E) int) {
 	}
 }
 
-// siftDownFunc moves v[i] down the max-heap v[:n] to its place.
+// siftDownFunc moves v[i] down the max-heap v[:n] to its place. The child
+// index is computed unsigned: 2i+1 overflows a 32-bit int when n > 2^30.
 func siftDownFunc[E any](v []E, i, n int, cmp func(a, b E) int) {
 	for {
-		child := 2*i + 1
-		if child >= n {
+		c := 2*uint(i) + 1
+		if c >= uint(n) {
 			return
 		}
+		child := int(c)
 		if child+1 < n && cmp(v[child], v[child+1]) < 0 {
 			child++
 		}

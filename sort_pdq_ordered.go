@@ -115,7 +115,7 @@ func pdqsortOrdered[E cmp.Ordered](w *Worker, j pdqJobOrdered[E]) struct{} {
 			} else {
 				reverseRange(data[a:b], 0, n/2)
 			}
-			pivot = a + b - 1 - pivot
+			pivot = (b - 1) - (pivot - a)
 			hint = sortIncreasing
 		}
 		if balanced && partitioned && hint == sortIncreasing {
@@ -186,10 +186,11 @@ func heapSortOrdered[E cmp.Ordered](v []E) {
 
 func siftDownOrdered[E cmp.Ordered](v []E, i, n int) {
 	for {
-		child := 2*i + 1
-		if child >= n {
+		c := 2*uint(i) + 1
+		if c >= uint(n) {
 			return
 		}
+		child := int(c)
 		if child+1 < n && orderedLess(v[child], v[child+1]) {
 			child++
 		}
