@@ -6,7 +6,7 @@
 # column, so each op's rows read as ratios to the sequential one.
 #
 #   bash bench/layer.sh                    # 10 runs, a pool of 2 workers
-#   RUNS=3 WORKERS=1 bash bench/layer.sh
+#   RUNS=3 WORKERS=1 BENCHTIME=0.5s bash bench/layer.sh
 #
 # Each run holds /tmp/bench.lock so no two benchmark runs on the machine
 # overlap. Then it profiles op=any (full scan) at impl=seq-call and
@@ -15,6 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 runs=${RUNS:-10}
 workers=${WORKERS:-2}
+benchtime=${BENCHTIME:-1s}
 capw=1,$workers
 [ "$workers" = 1 ] && capw=1
 arch=$(go env GOARCH)
@@ -25,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- .. 2>/dev/null || echo ' (working tree differs)'), built $(date -u +%H:%M:%SZ)"
 go test -c -o "$tmp/bench.test" .
-cmd="$tmp/bench.test -test.run '^\$' -test.bench '^Benchmark(Layer|Capacity)\$' -test.count 1 -test.timeout 60m -layer-workers $workers -workers $capw"
+cmd="$tmp/bench.test -test.run '^\$' -test.bench '^Benchmark(Layer|Capacity)\$' -test.count 1 -test.benchtime $benchtime -test.timeout 60m -layer-workers $workers -workers $capw"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for i in $(seq 1 "$runs"); do
 	echo "run $i/$runs" >&2
@@ -44,8 +45,8 @@ virt=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p')
 	echo "# go:      $(go version)"
 	echo "# commit:  $commit"
 	echo "# pool:    $workers workers, portable parking (Default's backend), 10M elements"
-	echo "# command: cd bench && RUNS=$runs WORKERS=$workers bash layer.sh, that is:"
-	echo "#          go test -c -o bench.test . && for i in \$(seq $runs); do flock /tmp/bench.lock ./bench.test -test.run '^\$' -test.bench '^Benchmark(Layer|Capacity)\$' -test.count 1 -layer-workers $workers -workers $capw; done >raw.txt"
+	echo "# command: cd bench && RUNS=$runs WORKERS=$workers BENCHTIME=$benchtime bash layer.sh, that is:"
+	echo "#          go test -c -o bench.test . && for i in \$(seq $runs); do flock /tmp/bench.lock ./bench.test -test.run '^\$' -test.bench '^Benchmark(Layer|Capacity)\$' -test.count 1 -test.benchtime $benchtime -layer-workers $workers -workers $capw; done >raw.txt"
 	echo "#          benchstat -filter .name:Layer -col /impl raw.txt"
 	echo "#          benchstat -filter .name:Capacity -col /workers raw.txt"
 	echo "#"
