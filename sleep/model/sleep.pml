@@ -520,7 +520,7 @@ inline checkDesc(k, r, i) {
 		do
 		:: i == r -> break
 		:: i != r && i != NONE -> i = par[i]
-		:: i == NONE -> assert(false)       /* isolation violated */
+		:: i == NONE -> assert(false); break    /* isolation violated */
 		od;
 		i = 0
 	}
