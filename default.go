@@ -23,12 +23,9 @@ const defaultName = "blitz-default"
 //	total := blitz.Sum(blitz.Default(), xs)
 //
 // The first call creates it with SetDefaultOptions's options if that was
-// called, else with runtime.GOMAXPROCS(0) workers (read then) and the
-// portable parking backend (ParkingPortable): the layer's calls come from
-// goroutines outside the pool that wait for their result, and portable
-// parking hands a result back to such a goroutine several times faster than
-// futex parking (see the README). The pool is never closed. Default panics
-// only if the pool cannot be created at all.
+// called, else with the options of New's defaults: runtime.GOMAXPROCS(0)
+// workers (read then) and ParkingAuto (portable parking). The pool is never
+// closed. Default panics only if the pool cannot be created at all.
 func Default() *Pool {
 	if p := defaultPool.Load(); p != nil {
 		return p
@@ -38,7 +35,7 @@ func Default() *Pool {
 	if p := defaultPool.Load(); p != nil {
 		return p
 	}
-	p, err := New(WithName(defaultName), WithParking(ParkingPortable))
+	p, err := New(WithName(defaultName))
 	if err != nil {
 		panic(fmt.Errorf("blitz: Default: %w", err))
 	}
@@ -47,7 +44,7 @@ func Default() *Pool {
 }
 
 // SetDefaultOptions creates the default pool now, with opts applied after
-// the defaults (the name "blitz-default" and ParkingPortable; GOMAXPROCS
+// the defaults (the name "blitz-default"; GOMAXPROCS
 // workers unless opts set WithWorkers). It returns an error matching
 // ErrDefaultStarted if the default pool exists already (Default or
 // SetDefaultOptions was called before), and New's error for invalid
@@ -59,7 +56,7 @@ func SetDefaultOptions(opts ...Option) error {
 	if defaultPool.Load() != nil {
 		return ErrDefaultStarted
 	}
-	p, err := New(append([]Option{WithName(defaultName), WithParking(ParkingPortable)}, opts...)...)
+	p, err := New(append([]Option{WithName(defaultName)}, opts...)...)
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,10 @@
 //
 // It follows the design of rayon-core (Rust) and Blitz (Zig): one Chase-Lev
 // deque per worker, Rayon's sleep protocol (packed counters with a jobs event
-// counter, a four-state CoreLatch, progressive sleep), a futex parking backend
-// on Linux with a portable fallback everywhere else, and workers placed by CPU
-// topology. The subsystems live in their own packages:
+// counter, a four-state CoreLatch, progressive sleep), parking backends
+// (portable, the default, which cooperates with the Go scheduler; futex on
+// Linux for pools that own their CPUs; condvar for comparison), and workers
+// placed by CPU topology. The subsystems live in their own packages:
 //
 //   - atomics: acquire/release loads and stores, full fences and spin hints in
 //     per-architecture assembly, and cache-line padding sized per GOARCH;

@@ -12,10 +12,6 @@ import (
 	"github.com/blitz-go/blitz/sleep"
 )
 
-// autoParking is what ParkingAuto means here: futex parking, with workers
-// locked to OS threads.
-const autoParking = ParkingFutex
-
 // futexBackend parks workers locked to OS threads on a futex word. Their idle
 // rounds yield with sched_yield: runtime.Gosched on a locked thread makes the
 // M hand its P to another M and sleep until the goroutine is scheduled again,

@@ -7,10 +7,7 @@ import (
 	"runtime"
 )
 
-// autoParking is what ParkingAuto means here: futex parking is Linux only.
-const autoParking = ParkingPortable
-
 // futexBackend fails off Linux: there is no futex to park on.
 func futexBackend() (backend, error) {
-	return backend{}, fmt.Errorf("blitz: futex parking needs Linux, this is %s/%s; use ParkingAuto or ParkingPortable", runtime.GOOS, runtime.GOARCH)
+	return backend{}, fmt.Errorf("blitz: futex parking needs Linux, this is %s/%s; use ParkingAuto (portable) or ParkingPortable", runtime.GOOS, runtime.GOARCH)
 }

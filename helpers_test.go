@@ -72,9 +72,10 @@ func doW[T any](t testing.TB, p *Pool, fn func(w *Worker) T) T {
 	return r
 }
 
-// testParkings lists the backends this system has.
+// testParkings lists the backends this system has (ParkingAuto is
+// ParkingPortable: TestResolveBackend).
 func testParkings() []Parking {
-	ks := []Parking{ParkingAuto, ParkingPortable, ParkingSpin}
+	ks := []Parking{ParkingPortable, ParkingSpin}
 	if runtime.GOOS == "linux" {
 		ks = append(ks, ParkingFutex)
 	}

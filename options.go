@@ -34,7 +34,7 @@ func (c *config) fail(format string, args ...any) {
 // read once, when New runs; a later change of GOMAXPROCS does not resize the
 // pool. n must be between 1 and sleep.MaxWorkers.
 //
-// A worker that parks on a futex (ParkingFutex, ParkingAuto on Linux) or is
+// A worker that parks on a futex (ParkingFutex) or is
 // pinned by a placement (WithPlacement, WithCPUs) keeps its goroutine locked
 // to an OS thread, and the runtime ends the program when it runs out of
 // threads (debug.SetMaxThreads). So the workers of all open pools that lock
@@ -53,8 +53,8 @@ func WithWorkers(n int) Option {
 }
 
 // WithParking selects how idle workers block (see Parking). The default,
-// ParkingAuto, is the futex backend on Linux, with each worker locked to its
-// OS thread, and the portable backend elsewhere.
+// ParkingAuto, is the portable backend on every system; ParkingFutex locks
+// each worker to its OS thread and parks it on a futex word (Linux only).
 func WithParking(kind Parking) Option {
 	return func(c *config) { c.parking = kind }
 }

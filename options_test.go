@@ -63,8 +63,8 @@ func TestNewDefaults(t *testing.T) {
 		if p.Parking() == ParkingAuto {
 			t.Error("Parking() did not resolve Auto")
 		}
-		if runtime.GOOS == "linux" && p.Parking() != ParkingFutex {
-			t.Errorf("Auto on Linux resolved to %v", p.Parking())
+		if p.Parking() != ParkingPortable {
+			t.Errorf("Auto resolved to %v, want portable", p.Parking())
 		}
 	})
 }

@@ -16,11 +16,21 @@ import (
 type Parking int
 
 const (
-	// ParkingAuto is futex parking on Linux and portable parking elsewhere.
+	// ParkingAuto is the default: portable parking, on every system. It is
+	// the backend that cooperates with the Go scheduler, so it is right both
+	// for servers (goroutines outside the pool that submit and wait get
+	// their P and their result without a thread hand-off) and for fork-join
+	// compute, which runs as fast on it as on futex parking. The figures
+	// that chose it: bench/results/parking-choice-amd64.txt.
 	ParkingAuto Parking = iota
 	// ParkingFutex parks workers locked to OS threads on a futex word
 	// (Linux only). A wake costs one FUTEX_WAKE syscall and skips the Go
-	// scheduler's run queues.
+	// scheduler's run queues, so a worker parked deep wakes sooner than a
+	// portable one. The price: a locked worker holds its P through its idle
+	// rounds and its futex wait, so goroutines outside the pool wait for a P,
+	// and every hand-off between such a goroutine and a worker crosses OS
+	// threads. Choose it for a program whose CPUs belong to the pool (the
+	// work enters once and forks, nothing else runs), never for a server.
 	ParkingFutex
 	// ParkingPortable parks plain goroutines on a buffered channel; it works
 	// on every system.
@@ -65,8 +75,11 @@ type backend struct {
 	yield      func()              // one idle round's yield (sleep.Config.Yield)
 }
 
-// resolveBackend maps a Parking choice to its backend: Auto to futex on Linux
-// and portable elsewhere; Futex off Linux is an error.
+// autoParking is what ParkingAuto resolves to.
+const autoParking = ParkingPortable
+
+// resolveBackend maps a Parking choice to its backend: Auto to portable;
+// Futex off Linux is an error.
 func resolveBackend(kind Parking) (backend, error) {
 	switch kind {
 	case ParkingAuto:

@@ -74,15 +74,11 @@ func TestResolveBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantAuto := ParkingPortable
-	if runtime.GOOS == "linux" {
-		wantAuto = ParkingFutex
-	}
-	if auto.kind != wantAuto {
-		t.Errorf("ParkingAuto resolved to %v, want %v", auto.kind, wantAuto)
-	}
-	if auto.kind == ParkingFutex && !auto.lockThread {
-		t.Error("futex backend must run workers locked to OS threads")
+	// The default on every system: plain goroutines that park through the
+	// Go scheduler, so goroutines outside the pool never wait for a P that
+	// a locked worker holds.
+	if auto.kind != ParkingPortable || auto.lockThread {
+		t.Errorf("ParkingAuto resolved to %v (lockThread %v), want portable on plain goroutines", auto.kind, auto.lockThread)
 	}
 	for _, k := range []Parking{ParkingPortable, ParkingSpin} {
 		b, err := resolveBackend(k)
