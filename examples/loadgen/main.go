@@ -82,7 +82,7 @@ func main() {
 	flag.Uint64Var(&f.seed, "seed", 1, "schedule RNG seed")
 
 	flag.BoolVar(&f.sweep, "sweep", false, "run the sweep over modes and loads")
-	flag.StringVar(&f.modes, "modes", "inline,ants,blitz", "sweep: modes")
+	flag.StringVar(&f.modes, "modes", "inline,ants,blitz,blitz-futex,blitz-portable", "sweep: targets: inline, ants, blitz (the pool's default parking) or blitz-PARKING (auto, futex, portable, spin)")
 	flag.StringVar(&f.loads, "loads", "30,50,70,80,90,100,110,120", "sweep: offered loads in % of inline capacity")
 	flag.DurationVar(&f.point, "point", 10*time.Second, "sweep: schedule length per point")
 	flag.DurationVar(&f.warmup, "warmup", time.Second, "unmeasured lead-in at the same rate before each run or point")
@@ -90,7 +90,7 @@ func main() {
 	flag.Float64Var(&f.capRPS, "capacity-rps", 0, "sweep: use this as 100% instead of calibrating")
 	flag.IntVar(&f.workSize, "work", work.DefaultSize, "sweep: bytes hashed per request by the server")
 	flag.IntVar(&f.capacity, "capacity", 64, "sweep: server capacity (requests waiting for a worker in the ants and blitz modes)")
-	flag.StringVar(&f.parking, "parking", "portable", "sweep: blitz pool parking backend (auto, futex, portable)")
+	flag.StringVar(&f.parking, "parking", "auto", "internal: the child server's blitz parking backend (auto, futex, portable, spin)")
 	flag.BoolVar(&f.inProcess, "inprocess", false, "sweep: run the server in this process instead of a child")
 	flag.StringVar(&f.csvPath, "csv", "", "sweep: CSV output path")
 	flag.StringVar(&f.mdPath, "md", "", "sweep: Markdown output path")
@@ -138,10 +138,10 @@ func single(ctx context.Context, f flags) error {
 	return nil
 }
 
-func parseModes(s string) ([]server.Mode, error) {
-	var ms []server.Mode
+func parseTargets(s string) ([]loadgen.Target, error) {
+	var ms []loadgen.Target
 	for _, name := range strings.Split(s, ",") {
-		m, err := server.ParseMode(strings.TrimSpace(name))
+		m, err := loadgen.ParseTarget(strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +163,7 @@ func parseLoads(s string) ([]int, error) {
 }
 
 func sweep(ctx context.Context, f flags) error {
-	modes, err := parseModes(f.modes)
+	targets, err := parseTargets(f.modes)
 	if err != nil {
 		return err
 	}
@@ -181,22 +181,18 @@ func sweep(ctx context.Context, f flags) error {
 	}
 	fmt.Fprintf(os.Stderr, "work: SHA-256 over %d bytes, %v per request; GOMAXPROCS=%d; server capacity %d\n",
 		f.workSize, per.Round(time.Microsecond), runtime.GOMAXPROCS(0), f.capacity)
-	parking, err := parseParking(f.parking)
-	if err != nil {
-		return err
-	}
 	var start loadgen.Starter
 	if f.inProcess {
-		if start, err = loadgen.InProcess(f.workSize, f.capacity, parking); err != nil {
+		if start, err = loadgen.InProcess(f.workSize, f.capacity); err != nil {
 			return err
 		}
 	} else {
-		if start, err = childStarter(f.workSize, f.capacity, parking); err != nil {
+		if start, err = childStarter(f.workSize, f.capacity); err != nil {
 			return err
 		}
 	}
 	capacity, rows, err := loadgen.Sweep(ctx, loadgen.SweepConfig{
-		Start: start, Modes: modes, Loads: loads, Point: f.point, Warmup: f.warmup, Calibration: f.calibration,
+		Start: start, Targets: targets, Loads: loads, Point: f.point, Warmup: f.warmup, Calibration: f.calibration,
 		Capacity: f.capRPS, MaxInFlight: f.maxInFlight, Timeout: f.timeout, Conns: f.conns, Seed: f.seed, Log: os.Stderr,
 	})
 	if err != nil {
@@ -232,8 +228,8 @@ func sweep(ctx context.Context, f flags) error {
 			fmt.Fprintf(w, "- work: SHA-256 over %d bytes, %v per request (mean of 200, one goroutine, measured at start)\n",
 				f.workSize, per.Round(time.Microsecond))
 			fmt.Fprintf(w, "- capacity (100%%): %.0f req/s (inline mode, closed loop, best of GOMAXPROCS x1/x2/x4/x8)\n", capacity)
-			fmt.Fprintf(w, "- server bound (ants and blitz alike: GOMAXPROCS workers, at most this many requests waiting, 503 beyond): %d; blitz parking: %s; server in a %s\n",
-				f.capacity, parking, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
+			fmt.Fprintf(w, "- server bound (ants and blitz alike: GOMAXPROCS workers, at most this many requests waiting, 503 beyond): %d; blitz = the pool's default parking (portable), blitz-X = parking X; server in a %s\n",
+				f.capacity, map[bool]string{true: "the generator's process", false: "child process"}[f.inProcess])
 			fmt.Fprintf(w, "- generator: open loop, Poisson arrivals, at most %d requests in flight and %d connections (a request waiting for a connection is late, and that counts), %v warm-up per point\n",
 				f.maxInFlight, f.conns, f.warmup)
 			fmt.Fprintf(w, "- latency: from each request's intended (scheduled) send time to the end of its response, 200s only; exact nearest-rank percentiles over all samples\n\n")
@@ -294,14 +290,14 @@ func writeFile(path string, fn func(io.Writer) error) error {
 // Go runtimes, as a client and a server would. The child prints its
 // address on stdout and shuts down gracefully when its stdin closes (so it
 // also goes away if the generator dies).
-func childStarter(workSize, capacity int, parking blitz.Parking) (loadgen.Starter, error) {
+func childStarter(workSize, capacity int) (loadgen.Starter, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	return func(mode server.Mode) (string, func() error, error) {
-		cmd := exec.Command(self, "-child-server", "-mode", mode.String(),
-			"-work", strconv.Itoa(workSize), "-capacity", strconv.Itoa(capacity), "-parking", parking.String())
+	return func(t loadgen.Target) (string, func() error, error) {
+		cmd := exec.Command(self, "-child-server", "-mode", t.Mode.String(),
+			"-work", strconv.Itoa(workSize), "-capacity", strconv.Itoa(capacity), "-parking", t.Parking.String())
 		cmd.Stderr = os.Stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {

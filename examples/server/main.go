@@ -32,7 +32,7 @@ func main() {
 		size     = flag.Int("work", work.DefaultSize, "bytes hashed per request (sets the CPU cost per request)")
 		capacity = flag.Int("capacity", 64, "requests waiting for a worker before 503 (ants and blitz modes)")
 		workers  = flag.Int("workers", 0, "ants and blitz pool workers (0: GOMAXPROCS)")
-		parking  = flag.String("parking", "portable", "blitz pool parking backend: auto, futex or portable (see server.Config.Parking)")
+		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex or portable (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 	)
 	flag.Parse()

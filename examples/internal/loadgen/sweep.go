@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/blitz-go/blitz"
@@ -14,21 +15,64 @@ import (
 	"github.com/blitz-go/blitz/examples/internal/work"
 )
 
-// A Starter starts a server in the given mode and returns its /work URL
+// A Target is what one column of a sweep measures: a server mode and, in
+// the blitz mode, the pool's parking backend (blitz.ParkingAuto, the
+// zero value, is the pool's default).
+type Target struct {
+	Mode    server.Mode
+	Parking blitz.Parking
+}
+
+// String returns the target's name in flags and reports: the mode's name,
+// with the parking backend appended when the blitz mode names one
+// ("blitz-futex", "blitz-portable"; "blitz" is the default backend).
+func (t Target) String() string {
+	if t.Mode == server.Blitz && t.Parking != blitz.ParkingAuto {
+		return t.Mode.String() + "-" + t.Parking.String()
+	}
+	return t.Mode.String()
+}
+
+// ParseTarget parses a target name: a mode (inline, ants, blitz), or
+// blitz-PARKING for the blitz mode with a parking backend (auto, futex,
+// portable, spin).
+func ParseTarget(s string) (Target, error) {
+	name, parking, named := strings.Cut(s, "-")
+	m, err := server.ParseMode(name)
+	if err != nil {
+		return Target{}, err
+	}
+	t := Target{Mode: m}
+	if !named {
+		return t, nil
+	}
+	if m != server.Blitz {
+		return Target{}, fmt.Errorf("loadgen: target %q: only the blitz mode takes a parking backend", s)
+	}
+	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingSpin} {
+		if k.String() == parking {
+			t.Parking = k
+			return t, nil
+		}
+	}
+	return Target{}, fmt.Errorf("loadgen: target %q: unknown parking backend %q (want auto, futex, portable or spin)", s, parking)
+}
+
+// A Starter starts a server for the given target and returns its /work URL
 // and a function that shuts it down.
-type Starter func(mode server.Mode) (url string, stop func() error, err error)
+type Starter func(t Target) (url string, stop func() error, err error)
 
 // InProcess returns a Starter that runs the server in this process, with
-// the given work size, capacity and blitz parking backend, and the pool's
-// default worker count (GOMAXPROCS). Tests use it; the sweep command prefers a child process,
+// the given work size and capacity, and the pool's default worker count
+// (GOMAXPROCS). Tests use it; the sweep command prefers a child process,
 // so that generator and server do not share one Go scheduler.
-func InProcess(workSize, capacity int, parking blitz.Parking) (Starter, error) {
+func InProcess(workSize, capacity int) (Starter, error) {
 	h, err := work.New(workSize)
 	if err != nil {
 		return nil, err
 	}
-	return func(mode server.Mode) (string, func() error, error) {
-		s, err := server.Start(server.Config{Mode: mode, Capacity: capacity, Parking: parking, Work: h.Do})
+	return func(t Target) (string, func() error, error) {
+		s, err := server.Start(server.Config{Mode: t.Mode, Capacity: capacity, Parking: t.Parking, Work: h.Do})
 		if err != nil {
 			return "", nil, err
 		}
@@ -45,8 +89,8 @@ func InProcess(workSize, capacity int, parking blitz.Parking) (Starter, error) {
 type SweepConfig struct {
 	// Start starts a server per point.
 	Start Starter
-	// Modes to compare, in report order.
-	Modes []server.Mode
+	// Targets to compare, in report order.
+	Targets []Target
 	// Loads are offered loads in percent of the measured capacity.
 	Loads []int
 	// Point is each point's measured schedule length; Warmup its
@@ -109,7 +153,7 @@ func RowOf(mode string, loadPct int, r *Result) Row {
 // start gives for server.Inline: the best closed-loop throughput at
 // concurrency GOMAXPROCS x1, x2, x4 and x8, each for d.
 func Calibrate(ctx context.Context, start Starter, maxConns int, d time.Duration) (float64, error) {
-	url, stop, err := start(server.Inline)
+	url, stop, err := start(Target{Mode: server.Inline})
 	if err != nil {
 		return 0, err
 	}
@@ -145,8 +189,8 @@ func Sweep(ctx context.Context, cfg SweepConfig) (float64, []Row, error) {
 			fmt.Fprintf(cfg.Log, format+"\n", a...)
 		}
 	}
-	if cfg.Start == nil || len(cfg.Modes) == 0 || len(cfg.Loads) == 0 {
-		return 0, nil, errors.New("loadgen: Sweep needs a Starter, modes and loads")
+	if cfg.Start == nil || len(cfg.Targets) == 0 || len(cfg.Loads) == 0 {
+		return 0, nil, errors.New("loadgen: Sweep needs a Starter, targets and loads")
 	}
 	for _, l := range cfg.Loads {
 		if l <= 0 {
@@ -169,7 +213,7 @@ func Sweep(ctx context.Context, cfg SweepConfig) (float64, []Row, error) {
 	var rows []Row
 	for _, pct := range cfg.Loads {
 		rate := capacity * float64(pct) / 100
-		for _, m := range cfg.Modes {
+		for _, m := range cfg.Targets {
 			if err := ctx.Err(); err != nil {
 				return capacity, rows, err
 			}

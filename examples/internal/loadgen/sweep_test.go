@@ -17,18 +17,44 @@ import (
 	"github.com/blitz-go/blitz/examples/internal/server"
 )
 
+// sweepTargets are every mode and, in the blitz mode, the default backend
+// and two named ones.
+var sweepTargets = []loadgen.Target{
+	{Mode: server.Inline}, {Mode: server.Ants}, {Mode: server.Blitz},
+	{Mode: server.Blitz, Parking: blitz.ParkingPortable}, {Mode: server.Blitz, Parking: blitz.ParkingSpin},
+}
+
+// TestParseTarget checks that every target name round-trips and that bad
+// names are refused with an error.
+func TestParseTarget(t *testing.T) {
+	for _, want := range sweepTargets {
+		got, err := loadgen.ParseTarget(want.String())
+		if err != nil || got != want {
+			t.Errorf("ParseTarget(%q) = %+v, %v; want %+v", want.String(), got, err, want)
+		}
+	}
+	if got, err := loadgen.ParseTarget("blitz-auto"); err != nil || got != (loadgen.Target{Mode: server.Blitz}) || got.String() != "blitz" {
+		t.Errorf("ParseTarget(blitz-auto) = %+v (%v), %v", got, got, err)
+	}
+	for _, bad := range []string{"", "blitz-", "blitz-condvr", "ants-futex", "inline-portable", "nope"} {
+		if _, err := loadgen.ParseTarget(bad); err == nil {
+			t.Errorf("ParseTarget(%q): no error", bad)
+		}
+	}
+}
+
 // TestSweepSmoke runs the whole pipeline at toy sizes: calibration, every
 // mode at an underload and an overload, CSV, Markdown and the chart in both
 // formats. It asserts that the pipeline works, not what it measured.
 func TestSweepSmoke(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	start, err := loadgen.InProcess(4<<10, 8, blitz.ParkingPortable)
+	start, err := loadgen.InProcess(4<<10, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
 	capacity, rows, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{
-		Start: start, Modes: server.Modes, Loads: []int{50, 120},
+		Start: start, Targets: sweepTargets, Loads: []int{50, 120},
 		Point: 200 * time.Millisecond, Warmup: 50 * time.Millisecond, Calibration: 100 * time.Millisecond,
 		MaxInFlight: 256, Timeout: 10 * time.Second, Seed: 1, Log: &log,
 	})
@@ -39,8 +65,8 @@ func TestSweepSmoke(t *testing.T) {
 	if capacity <= 0 {
 		t.Errorf("capacity %v", capacity)
 	}
-	if len(rows) != 2*len(server.Modes) {
-		t.Fatalf("%d rows, want %d", len(rows), 2*len(server.Modes))
+	if len(rows) != 2*len(sweepTargets) {
+		t.Fatalf("%d rows, want %d", len(rows), 2*len(sweepTargets))
 	}
 	// Each point accounts for its requests; whether a 200-ms point at 120%
 	// gets any 200 depends on the machine (on a saturated one, every send
@@ -48,7 +74,7 @@ func TestSweepSmoke(t *testing.T) {
 	// so only the sweep as a whole must have measured some.
 	ok := 0
 	for i, r := range rows {
-		wantMode := server.Modes[i%len(server.Modes)].String()
+		wantMode := sweepTargets[i%len(sweepTargets)].String()
 		if r.Mode != wantMode || r.OK+r.Rejected+r.Errors == 0 {
 			t.Errorf("row %d: %+v; want mode %s with its requests counted", i, r, wantMode)
 		}
@@ -88,17 +114,17 @@ func TestSweepSmoke(t *testing.T) {
 }
 
 func TestSweepRejectsBadConfig(t *testing.T) {
-	start, err := loadgen.InProcess(1024, 1, blitz.ParkingAuto)
+	start, err := loadgen.InProcess(1024, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Modes: server.Modes}); err == nil {
+	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Targets: sweepTargets}); err == nil {
 		t.Error("no loads: no error")
 	}
-	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Modes: server.Modes, Loads: []int{0}}); err == nil {
+	if _, _, err := loadgen.Sweep(context.Background(), loadgen.SweepConfig{Start: start, Targets: sweepTargets, Loads: []int{0}}); err == nil {
 		t.Error("load 0%: no error")
 	}
-	if _, err := loadgen.InProcess(0, 1, blitz.ParkingAuto); err == nil {
+	if _, err := loadgen.InProcess(0, 1); err == nil {
 		t.Error("work size 0: no error")
 	}
 }

@@ -38,15 +38,11 @@ type Config struct {
 	// GOMAXPROCS. Ignored inline.
 	Workers int
 	// Parking is the blitz pool's parking backend. The zero value is
-	// blitz.ParkingAuto (futex with locked worker threads on Linux), but
-	// handlers are plain goroutines that block in TryDo until their task
-	// is done, and a locked worker thread that wakes a plain goroutine
-	// pays for the thread hand-off (golang/go#21827). Measured with the
-	// pool's bounded API (BenchmarkSubmitAndWait, api=trydo, 2-vCPU VM,
-	// medians of 10 interleaved runs, two sets): futex 5.7-8.6 µs per
-	// request, portable 0.66-1.37 µs, 5-13x less (the gap was ~50x before
-	// the pool handed its P over when parking). Servers therefore want
-	// blitz.ParkingPortable, which the command-line tools default to.
+	// blitz.ParkingAuto, the pool's default (portable parking), which is
+	// the server's choice: handlers are plain goroutines that block in
+	// TryDo until their task is done, and a worker locked to an OS thread
+	// (blitz.ParkingFutex) that wakes one pays for a thread hand-off
+	// (bench/results/server-submit-and-wait-trydo.txt).
 	Parking blitz.Parking
 	// Capacity bounds the requests waiting for a worker in the ants and
 	// blitz modes, the same way in both: at most Workers requests run and
