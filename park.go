@@ -45,17 +45,6 @@ func (p Parking) String() string {
 	return fmt.Sprintf("Parking(%d)", int(p))
 }
 
-// NewParker returns a Parker of the given kind, or an error for an unknown
-// kind or one the system lacks (futex off Linux). It is exported for
-// benchmarks and for the tests of package sleep; the pool makes its own.
-func NewParker(kind Parking) (sleep.Parker, error) {
-	b, err := resolveBackend(kind)
-	if err != nil {
-		return nil, err
-	}
-	return b.newParker(), nil
-}
-
 // backend is a resolved parking choice: how the pool must run its workers and
 // what they park on.
 type backend struct {
