@@ -5,8 +5,9 @@ package blitz
 import (
 	"runtime"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/sleep"
@@ -15,11 +16,10 @@ import (
 // futexBackend parks workers locked to OS threads on a futex word. Their idle
 // rounds yield with sched_yield: runtime.Gosched on a locked thread makes the
 // M hand its P to another M and sleep until the goroutine is scheduled again,
-// two thread hand-offs per round instead of one cheap syscall.
-// BenchmarkYield (park_bench_test.go, 2-vCPU KVM, Go 1.26, medians of 10,
-// bench/results/sleep-amd64.txt): Gosched on a locked thread 16.5 µs a
-// round, sched_yield 0.21 µs, Gosched on a plain goroutine 0.10 µs. (Gosched-yielding locked workers at GOMAXPROCS=1 also
-// starved the GC's mark termination for minutes in a -race stress run.)
+// two thread hand-offs per round instead of one cheap syscall
+// (BenchmarkYield in park_bench_test.go; bench/results/sleep-amd64.txt).
+// Gosched-yielding locked workers at GOMAXPROCS=1 can also starve the GC's
+// mark termination.
 func futexBackend() (backend, error) {
 	return backend{
 		kind:       ParkingFutex,
@@ -71,7 +71,7 @@ func (p *futexParker) Park() {
 	// made runnable on that P (a Do caller, a WaitGroup waiter) would wait
 	// that long: hand them the P first. The word already says Waiter, so an
 	// Unpark meanwhile leaves the token and the wait below returns at once.
-	// BenchmarkDo/workers=2 on the 2-vCPU machine: 50-80 µs -> 5-10 µs.
+	// BenchmarkDo/workers=2 measures what it saves a Do caller.
 	runtime.Gosched()
 	for !atomic.CompareAndSwapUint32(&p.state, futexToken, futexEmpty) {
 		futexWait(&p.state, futexWaiter)
@@ -90,23 +90,24 @@ func (p *futexParker) Unpark() {
 // made when nobody waits. It is only touched on the syscall path.
 var futexWakes atomic.Uint64
 
-// futexWait sleeps while *addr == val. It goes through syscall.Syscall6, which
-// tells the scheduler the thread is blocked so that sysmon can hand its P to
-// another thread; RawSyscall would keep the P for as long as the thread
-// sleeps (two sleepers at GOMAXPROCS=2 would stop the program). Errors
-// (EINTR, EAGAIN) are ignored: the caller re-checks the word.
+// futexWait sleeps while *addr == val. It goes through unix.Syscall6 (the
+// runtime's syscall entry, as syscall.Syscall6), which tells the scheduler
+// the thread is blocked so that sysmon can hand its P to another thread;
+// RawSyscall6 would keep the P for as long as the thread sleeps (two
+// sleepers at GOMAXPROCS=2 would stop the program). Errors (EINTR, EAGAIN)
+// are ignored: the caller re-checks the word.
 func futexWait(addr *uint32, val uint32) {
-	syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate, uintptr(val), 0, 0, 0)
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWaitPrivate, uintptr(val), 0, 0, 0)
 }
 
 // futexWake wakes one thread sleeping on addr.
 func futexWake(addr *uint32) {
 	futexWakes.Add(1)
-	syscall.Syscall6(syscall.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, 1, 0, 0, 0)
+	unix.Syscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexWakePrivate, 1, 0, 0, 0)
 }
 
 // schedYield gives the thread's CPU to another runnable thread, through
-// Syscall (not RawSyscall) so that the Go scheduler accounts for it.
+// unix.Syscall (not RawSyscall) so that the Go scheduler accounts for it.
 func schedYield() {
-	syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+	unix.Syscall(unix.SYS_SCHED_YIELD, 0, 0, 0)
 }

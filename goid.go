@@ -5,7 +5,10 @@ import "runtime"
 // curGoid returns the calling goroutine's id, parsed from the first line of
 // its stack trace ("goroutine 42 [running]:"). It costs microseconds (a
 // traceback), so it is used only where that does not matter: once when a
-// worker goroutine starts, and in Close.
+// goroutine becomes a worker (Worker.run's start, and Worker.lend when a
+// blocked caller lends its worker to a new goroutine), and in Pool.inTask,
+// the slow-path check that Shutdown and Close make and that a submission
+// waiting for room in a full queue makes (Pool.waitClaim).
 func curGoid() uint64 {
 	var buf [64]byte
 	n := runtime.Stack(buf[:], false)

@@ -55,17 +55,6 @@ func (p Parking) String() string {
 	return fmt.Sprintf("Parking(%d)", int(p))
 }
 
-// NewParker returns a Parker of the given kind, or an error for an unknown
-// kind or one the system lacks (futex off Linux). It is exported for
-// benchmarks and for the tests of package sleep; the pool makes its own.
-func NewParker(kind Parking) (sleep.Parker, error) {
-	b, err := resolveBackend(kind)
-	if err != nil {
-		return nil, err
-	}
-	return b.newParker(), nil
-}
-
 // backend is a resolved parking choice: how the pool must run its workers and
 // what they park on.
 type backend struct {
@@ -107,16 +96,10 @@ func resolveBackend(kind Parking) (backend, error) {
 // receive.
 //
 // Chosen over a mutex + sync.Cond token (condParker in park_bench_test.go) by
-// BenchmarkPortableParker on the 2-vCPU KVM machine, Go 1.26 (medians of ten
-// interleaved runs in bench/results/sleep-amd64.txt):
-//
-//	                               chan      cond
-//	ping-pong round trip           358 ns    425 ns
-//	Unpark with the token present  3.4 ns    16.3 ns
-//
-// Both wake through the scheduler's run queues; the channel is a little
-// faster there and much cheaper where nobody waits, because a non-blocking
-// send on a full channel returns without taking its lock.
+// BenchmarkPortableParker (bench/results/sleep-amd64.txt): both wake through
+// the scheduler's run queues; the channel is a little faster there and much
+// cheaper where nobody waits, because a non-blocking send on a full channel
+// returns without taking its lock.
 type chanParker struct {
 	c chan struct{}
 }

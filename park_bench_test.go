@@ -108,7 +108,7 @@ func (p *benchPool) worker(i int) {
 // post hands one job to the pool, as an injection.
 func (p *benchPool) post() {
 	p.slot.Store(benchNow())
-	p.s.NewInjectedJobs(1, true)
+	p.s.NewInjectedJobsLazy(1, func() bool { return true })
 }
 
 // waitRan spins until n jobs ran: the waker keeps its CPU, as a busy poster

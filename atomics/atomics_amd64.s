@@ -8,27 +8,6 @@
 // None of these functions store a Go pointer (the GC write barrier would be
 // skipped); they are for integer words only.
 
-// func FullFence()
-// Atomically:
-//	(no memory access) every earlier load and store completes before any
-//	later one starts; the store buffer is drained.
-TEXT ·FullFence(SB), NOSPLIT, $0-0
-	MFENCE
-	RET
-
-// func LockedFence()
-// Atomically:
-//	*(SP) |= 0
-// A LOCK-prefixed read-modify-write is a full barrier for ordinary
-// (write-back) memory, like MFENCE, but does not wait for weakly ordered
-// (non-temporal, WC) stores, and is cheaper. The word touched is the return
-// address on our own stack: a cache line no other thread writes, whose value
-// OR $0 leaves unchanged.
-TEXT ·LockedFence(SB), NOSPLIT, $0-0
-	LOCK
-	ORL	$0, 0(SP)
-	RET
-
 // func SpinHint()
 // Atomically:
 //	(no memory access) PAUSE: yields the core's pipeline to its sibling
@@ -53,15 +32,6 @@ TEXT ·StoreRelease64(SB), NOSPLIT, $0-16
 	MOVQ	p+0(FP), AX
 	MOVQ	v+8(FP), BX
 	MOVQ	BX, 0(AX)
-	RET
-
-// func LoadAcquire32(p *uint32) uint32
-// Atomically:
-//	return *p   (acquire: an aligned MOVL under TSO)
-TEXT ·LoadAcquire32(SB), NOSPLIT, $0-12
-	MOVQ	p+0(FP), AX
-	MOVL	0(AX), AX
-	MOVL	AX, ret+8(FP)
 	RET
 
 // func StoreRelease32(p *uint32, v uint32)

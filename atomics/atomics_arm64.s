@@ -9,23 +9,15 @@
 // holds every CPU that runs this process. None of these functions store a Go
 // pointer; they are for integer words only.
 
-// func FullFence()
+// func SeqCstFence()
 // Atomically:
 //	(no memory access) DMB ISH: every earlier load and store is ordered
 //	before every later one, for all observers in the inner-shareable domain.
-TEXT ·FullFence(SB), NOSPLIT, $0-0
-	DMB	$0xb	// ISH
-	RET
-
-// func LockedFence()
-// Atomically:
-//	(no memory access) DMB ISH, as FullFence. arm64 has no cheaper way to
-//	order an earlier store before a later load: DMB ISHST orders only
-//	store->store, DMB ISHLD only load->load/store, and a read-modify-write
-//	with acquire+release semantics (SWPAL, LDADDAL) orders accesses against
-//	itself rather than draining the store buffer for plain accesses around
-//	it, so it is not a cheaper substitute.
-TEXT ·LockedFence(SB), NOSPLIT, $0-0
+//	arm64 has no cheaper way to order an earlier store before a later load:
+//	DMB ISHST orders only store->store, DMB ISHLD only load->load/store, and
+//	a read-modify-write with acquire+release semantics (SWPAL, LDADDAL)
+//	orders accesses against itself rather than the plain accesses around it.
+TEXT ·SeqCstFence(SB), NOSPLIT, $0-0
 	DMB	$0xb	// ISH
 	RET
 
@@ -56,15 +48,6 @@ TEXT ·StoreRelease64(SB), NOSPLIT, $0-16
 	MOVD	p+0(FP), R0
 	MOVD	v+8(FP), R1
 	STLR	R1, (R0)
-	RET
-
-// func LoadAcquire32(p *uint32) uint32
-// Atomically:
-//	return *p   (acquire: LDARW)
-TEXT ·LoadAcquire32(SB), NOSPLIT, $0-12
-	MOVD	p+0(FP), R0
-	LDARW	(R0), R0
-	MOVW	R0, ret+8(FP)
 	RET
 
 // func StoreRelease32(p *uint32, v uint32)

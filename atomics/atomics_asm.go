@@ -4,20 +4,10 @@ package atomics
 
 // The functions below are implemented in atomics_amd64.s and atomics_arm64.s;
 // atomics_generic.go (other GOARCHes) and atomics_race.go (-race) are their
-// sync/atomic twins. What each one compiles to, and its cost, is in doc.go.
-// Assembly is ABI0 and never inlined: every call costs a CALL/RET on top of the
-// instruction itself, which is why the hot paths only use the ones that still
-// beat sync/atomic after paying for it (see doc.go for the numbers).
-
-// FullFence orders every load and store before it against every load and
-// store after it: MFENCE on amd64, DMB ISH on arm64.
-func FullFence()
-
-// LockedFence is a full fence made of a LOCK-prefixed read-modify-write of a
-// stack word (LOCK ORL $0, (SP)) on amd64, which is architecturally as strong
-// as MFENCE for ordinary write-back memory and cheaper. On arm64 there is no
-// cheaper full fence than DMB ISH, so it is the same instruction as FullFence.
-func LockedFence()
+// sync/atomic twins. SeqCstFence is in seqcst_amd64.go (Go, inlined) and
+// atomics_arm64.s. What each one compiles to is in doc.go. Assembly is ABI0
+// and never inlined: every call costs a CALL/RET on top of the instruction
+// itself.
 
 // SpinHint tells the core that the caller is in a spin-wait loop: PAUSE on
 // amd64, ISB on arm64.
@@ -35,11 +25,6 @@ func LoadAcquire64(p *uint64) uint64
 //
 //go:noescape
 func StoreRelease64(p *uint64, v uint64)
-
-// LoadAcquire32 is LoadAcquire64 for a 32-bit word: MOVL / LDARW.
-//
-//go:noescape
-func LoadAcquire32(p *uint32) uint32
 
 // StoreRelease32 is StoreRelease64 for a 32-bit word: MOVL / STLRW.
 //

@@ -33,16 +33,6 @@ func fenceGoOr() {
 // BenchmarkFence measures a fence alone, with an empty store buffer.
 // Each case calls the fence directly so the Go candidates inline.
 func BenchmarkFence(b *testing.B) {
-	b.Run("impl=asm-full", func(b *testing.B) {
-		for b.Loop() {
-			FullFence()
-		}
-	})
-	b.Run("impl=asm-locked", func(b *testing.B) {
-		for b.Loop() {
-			LockedFence()
-		}
-	})
 	b.Run("impl=go-xadd", func(b *testing.B) {
 		for b.Loop() {
 			fenceGoXadd()
@@ -78,20 +68,6 @@ func BenchmarkStoreFenceLoad(b *testing.B) {
 	b.Run("impl=sync-atomic", func(b *testing.B) {
 		for i := uint64(0); b.Loop(); i++ {
 			atomic.StoreUint64(&w.a, i)
-			sink64 += atomic.LoadUint64(&w.c)
-		}
-	})
-	b.Run("impl=asm-release+asm-full", func(b *testing.B) {
-		for i := uint64(0); b.Loop(); i++ {
-			StoreRelease64(&w.a, i)
-			FullFence()
-			sink64 += atomic.LoadUint64(&w.c)
-		}
-	})
-	b.Run("impl=asm-release+asm-locked", func(b *testing.B) {
-		for i := uint64(0); b.Loop(); i++ {
-			StoreRelease64(&w.a, i)
-			LockedFence()
 			sink64 += atomic.LoadUint64(&w.c)
 		}
 	})
@@ -168,22 +144,6 @@ func loadsSync64(p *uint64) (s uint64) {
 	return s
 }
 
-//go:noinline
-func loadsAsm32(p *uint32) (s uint32) {
-	for range batch {
-		s += LoadAcquire32(p)
-	}
-	return s
-}
-
-//go:noinline
-func loadsSync32(p *uint32) (s uint32) {
-	for range batch {
-		s += atomic.LoadUint32(p)
-	}
-	return s
-}
-
 func BenchmarkStore(b *testing.B) {
 	var x uint64
 	var y uint32
@@ -208,15 +168,12 @@ func BenchmarkStore(b *testing.B) {
 
 func BenchmarkLoad(b *testing.B) {
 	x := uint64(1)
-	y := uint32(1)
 	cases := []struct {
 		name string
 		f    func() uint64
 	}{
 		{"width=64/impl=asm-acquire", func() uint64 { return loadsAsm64(&x) }},
 		{"width=64/impl=sync-atomic", func() uint64 { return loadsSync64(&x) }},
-		{"width=32/impl=asm-acquire", func() uint64 { return uint64(loadsAsm32(&y)) }},
-		{"width=32/impl=sync-atomic", func() uint64 { return uint64(loadsSync32(&y)) }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -9,25 +9,15 @@ import "sync/atomic"
 // every ordering promised below, so each primitive is implemented by the
 // sync/atomic operation that subsumes it.
 
-// rmwFence is the fence of this file: a sequentially consistent
-// read-modify-write of a stack local (contention-free, never elided by the
-// compiler). On this GOARCH the accesses made through this package are
+// SeqCstFence orders every earlier load and store against every later one.
+// Here it is a sequentially consistent read-modify-write of a stack local
+// (contention-free, never elided by the compiler). On this GOARCH the accesses made through this package are
 // sync/atomic operations, which are sequentially consistent themselves; the
 // fence adds the hardware barrier of an atomic read-modify-write around them.
-func rmwFence() {
+func SeqCstFence() {
 	var x uint32
 	atomic.AddUint32(&x, 0)
 }
-
-// FullFence orders every earlier load and store against every later one.
-// Here: a sequentially consistent read-modify-write.
-func FullFence() { rmwFence() }
-
-// LockedFence is FullFence on this GOARCH.
-func LockedFence() { rmwFence() }
-
-// SeqCstFence is the full fence the hot paths use: FullFence on this GOARCH.
-func SeqCstFence() { rmwFence() }
 
 // SpinHint is a spin-wait hint; this GOARCH has none wired up, so it does
 // nothing.
@@ -38,9 +28,6 @@ func LoadAcquire64(p *uint64) uint64 { return atomic.LoadUint64(p) }
 
 // StoreRelease64 atomically stores v into *p with (at least) release ordering.
 func StoreRelease64(p *uint64, v uint64) { atomic.StoreUint64(p, v) }
-
-// LoadAcquire32 atomically loads *p with (at least) acquire ordering.
-func LoadAcquire32(p *uint32) uint32 { return atomic.LoadUint32(p) }
 
 // StoreRelease32 atomically stores v into *p with (at least) release ordering.
 func StoreRelease32(p *uint32, v uint32) { atomic.StoreUint32(p, v) }

@@ -11,25 +11,17 @@ import "sync/atomic"
 // missed). Every primitive here is the sync/atomic operation that subsumes
 // it, which the detector understands as synchronisation.
 
-// rmwFence is the fence of this file: a sequentially consistent
-// read-modify-write of a stack local. It must not touch a shared variable:
+// SeqCstFence orders every earlier load and store against every later one.
+// Under -race it is a sequentially consistent read-modify-write of a stack
+// local. It must not touch a shared variable:
 // the detector would treat every pair of fence calls as a happens-before
 // edge and hide real races between their callers. In the Go memory model a
 // fence orders nothing by itself; what -race checks is the sync/atomic
 // accesses around it, which are sequentially consistent.
-func rmwFence() {
+func SeqCstFence() {
 	var x uint32
 	atomic.AddUint32(&x, 0)
 }
-
-// FullFence orders every earlier load and store against every later one.
-func FullFence() { rmwFence() }
-
-// LockedFence is FullFence under -race.
-func LockedFence() { rmwFence() }
-
-// SeqCstFence is the full fence the hot paths use: FullFence under -race.
-func SeqCstFence() { rmwFence() }
 
 // SpinHint is a spin-wait hint; under -race it does nothing.
 func SpinHint() {}
@@ -39,9 +31,6 @@ func LoadAcquire64(p *uint64) uint64 { return atomic.LoadUint64(p) }
 
 // StoreRelease64 atomically stores v into *p with (at least) release ordering.
 func StoreRelease64(p *uint64, v uint64) { atomic.StoreUint64(p, v) }
-
-// LoadAcquire32 atomically loads *p with (at least) acquire ordering.
-func LoadAcquire32(p *uint32) uint32 { return atomic.LoadUint32(p) }
 
 // StoreRelease32 atomically stores v into *p with (at least) release ordering.
 func StoreRelease32(p *uint32, v uint32) { atomic.StoreUint32(p, v) }

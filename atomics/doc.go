@@ -1,5 +1,5 @@
 // Package atomics holds the memory-ordering primitives the pool is built on:
-// acquire loads and release stores of integer words, full fences, a
+// acquire loads and release stores of integer words, a full fence, a
 // spin-wait hint, and cache-line padding sized per architecture.
 //
 // # Why not just sync/atomic
@@ -13,13 +13,23 @@
 // decides, primitive by primitive, whether the assembly pays for its CALL
 // (user assembly is ABI0 and never inlined).
 //
+// # What a user calls
+//
+//   - StoreRelease64 / StoreRelease32 and LoadAcquire64: publish an integer
+//     word written by one goroutine (a counter, a ready flag) to readers on
+//     others. The pool's per-worker counters and its injector's ready flags
+//     use them.
+//   - SeqCstFence: a full fence, for the store-then-load patterns that need
+//     one (the deque's Pop and steal, the sleep protocol's F1 and F2).
+//   - SpinHint: the body of a spin-wait loop.
+//   - Pad, CacheLineSize and DetectedCacheLineSize: keep words that different
+//     goroutines write on different cache lines.
+//
 // # The primitives, per architecture
 //
 //	primitive          amd64 (TSO)            arm64 (weak)   other GOARCH, -race
-//	LoadAcquire64/32   MOVQ / MOVL            LDAR / LDARW   atomic.Load (SC)
+//	LoadAcquire64      MOVQ                   LDAR           atomic.Load (SC)
 //	StoreRelease64/32  MOVQ / MOVL            STLR / STLRW   atomic.Store (SC)
-//	FullFence          MFENCE                 DMB ISH        atomic RMW of a local
-//	LockedFence        LOCK ORL $0, (SP)      DMB ISH        atomic RMW of a local
 //	SeqCstFence        LOCK XADDL, inlined    DMB ISH        atomic RMW of a local
 //	SpinHint           PAUSE                  ISB            nothing
 //
@@ -30,81 +40,64 @@
 // LDAR is also kept in order (RCsc), which is what makes Go's sync/atomic on
 // arm64 sequentially consistent without fences.
 //
-// FullFence is the architectural full barrier. LockedFence is the cheaper
-// full fence where one exists: on amd64 any LOCK-prefixed read-modify-write
-// drains the store buffer like MFENCE for ordinary write-back memory (it does
-// not order non-temporal stores, which Go never emits); it touches the
-// caller's return-address word, a line no other thread writes, and ORs in 0.
-// arm64 has nothing cheaper than DMB ISH that orders an earlier store before
-// a later load (DMB ISHST orders store->store only, DMB ISHLD load->any only,
-// and an acquire-release RMW orders accesses against itself), so LockedFence
-// is DMB ISH there.
-//
-// SeqCstFence is the one the hot paths call. On amd64 it is not assembly at
-// all: `var x uint32; atomic.AddUint32(&x, 0)` compiles to a LOCK XADDL on a
-// stack slot (checked with -gcflags=-m: x does not escape; and with objdump),
-// inlines into the caller, and is the cheapest full fence measured here (an
-// XCHGL or LOCK ORL on the local costs the same). On arm64 it is DMB ISH.
+// SeqCstFence is not assembly on amd64: `var x uint32; atomic.AddUint32(&x,
+// 0)` compiles to a LOCK XADDL on a stack slot (x does not escape), inlines
+// into the caller, and drains the store buffer like MFENCE for ordinary
+// write-back memory, at a lower cost than MFENCE or an assembly LOCK OR that
+// pays a CALL (bench/results/atomics-amd64.txt). On arm64 it is DMB ISH:
+// nothing cheaper orders an earlier store before a later load (DMB ISHST
+// orders store->store only, DMB ISHLD load->any only, and an
+// acquire-release RMW orders accesses against itself).
 //
 // SpinHint is PAUSE on amd64. On arm64 it is ISB rather than YIELD: YIELD is
 // a hint that retires as a NOP on cores without SMT (Neoverse N1/V1/V2,
 // Graviton, Apple M-series), so a YIELD loop probes the contended line at
 // full speed; ISB flushes the pipeline and delays the next probe by a few
 // tens of cycles, the closest analogue of PAUSE (Rust's spin_loop made the
-// same choice). This was reasoned, not measured: the only arm64 here is
-// qemu, which says nothing about timing.
+// same choice). This is reasoned, not measured: the only arm64 here is qemu,
+// which says nothing about timing.
 //
-// # The numbers, and what the hot paths use
+// # What the assembly is for
 //
-// Measured on the development machine (2-vCPU KVM guest, Intel Xeon, Go
-// 1.26; 10 interleaved runs, benchstat medians; raw data and the command in
-// bench/results/atomics-amd64.txt):
+// Assembly is ABI0 and never inlined, so each primitive has to beat
+// sync/atomic after paying for its CALL (BenchmarkStore, BenchmarkLoad,
+// BenchmarkFence and BenchmarkStoreFenceLoad; figures in
+// bench/results/atomics-amd64.txt). On amd64:
 //
-//	release store     asm MOV 0.87 ns        atomic.Store (XCHG) 4.88 ns    asm 5.6x cheaper
-//	acquire load      asm MOV 1.01 ns        atomic.Load (MOV, inlined) 0.32 ns   asm 3.1x dearer
-//	full fence alone  MFENCE 15.5 ns, asm LOCK OR 9.6 ns,
-//	                  inlined LOCK XADD / XCHG / LOCK OR on a local 7.4 ns (SeqCstFence 7.4 ns)
-//	store+fence+load  XCHG + MOV 6.8 ns; asm MOV + SeqCstFence + MOV 8.2 ns;
-//	                  asm MOV + LOCK OR 11.4 ns; asm MOV + MFENCE 17.3 ns
-//	spin hint         PAUSE 15.5 ns per call (on this Xeon, about 40 cycles)
+//   - StoreRelease64/32 are a MOV where atomic.Store is an XCHG (a store and
+//     a full fence): cheaper even behind the CALL, for single-writer words
+//     that nothing needs fenced.
+//   - LoadAcquire64 loses to atomic.Load, which is already a plain MOV and
+//     inlines; it names the ordering at the pool's counter reads, which are
+//     off the hot paths.
+//   - The deque does not call StoreRelease64: its release stores are plain
+//     Go stores, inlined, which TSO and the compiler's ordering of stores make
+//     release stores (deque/release_amd64.go gives the argument).
+//   - A store that must be followed by a full fence is one XCHG
+//     (atomic.Store) in isolation, but inside the deque's Pop a plain store
+//     plus SeqCstFence measured faster (BenchmarkPopFence,
+//     bench/results/deque-amd64.txt); other users should measure in their
+//     own context.
 //
-// So, on amd64:
-//
-//   - Release stores of integer words (the deque's slots and bottom index)
-//     use StoreRelease64: a plain MOV that beats atomic.Store's XCHG by 5.6x
-//     even after paying for the CALL.
-//   - Acquire loads use atomic.Load, not LoadAcquire64: atomic.Load is
-//     already a plain MOV, and it inlines; the asm load loses by exactly its
-//     CALL (1.01 vs 0.32 ns). LoadAcquire64/32 are kept for symmetry and for
-//     code that wants to name the ordering; on arm64 they are the same LDAR
-//     as atomic.Load, behind a CALL, so nothing hot uses them there either.
-//   - A fence on its own is SeqCstFence: the inlined locked RMW, 2.1x cheaper
-//     than MFENCE and 1.3x cheaper than the asm LOCK OR (which pays a CALL).
-//   - A store that must be followed by a full fence: in isolation one XCHG
-//     (atomic.Store) is cheapest (6.8 vs 8.2 ns), but inside the deque's Pop
-//     a MOV store + SeqCstFence measured 23% faster than XCHG
-//     (bench/results/deque-amd64.txt, BenchmarkPopFence), so Pop uses that;
-//     other users should measure in their own context.
-//
-// On arm64 the same Go code runs with STLR stores and LDAR loads, all of
-// which (asm or sync/atomic) are the same instructions; only the CALL
-// differs, so the hot paths use sync/atomic there, and DMB ISH where a
-// fence is needed. Nothing here has been timed on arm64 hardware (qemu runs
-// the tests, which checks encodings and ABI, not timing or weak ordering).
+// On arm64 the asm and sync/atomic are the same STLR and LDAR instructions;
+// only the CALL differs, so the hot paths use sync/atomic there, and DMB ISH
+// where a fence is needed. Nothing here has been timed on arm64 hardware
+// (qemu runs the tests, which checks encodings and ABI, not timing or weak
+// ordering).
 //
 // # Cache lines
 //
 // CacheLineSize is the padding granule, a constant per GOARCH with its
 // reason beside it (cacheline_*.go), and Pad is that many bytes. On amd64 it
-// is 128, not the 64-byte line. The false-sharing benchmark (two goroutines
-// incrementing counters 8, 64, 128 and 256 bytes apart) shows the same-line
-// case 5.2x slower (LOCK XADD, 37.6 vs 7.2 ns) but no difference at all
-// between 64 and 128 bytes on this 2-vCPU guest: its host does not expose
-// adjacent-line coupling to us. That cannot show SMT siblings, other
-// sockets, or hosts with the spatial prefetcher enabled, where crossbeam and
-// Folly measured it; 128 costs 64 bytes per padded field on a handful of
-// per-worker structures, while under-padding costs a 5x slowdown where the
-// coupling exists. DetectedCacheLineSize reports the line the machine has,
+// is 128, not the 64-byte line: the adjacent-line prefetcher couples the
+// two lines of a 128-byte pair, as crossbeam and Folly measured on hosts
+// that expose it. The false-sharing benchmark (BenchmarkFalseSharing: two
+// goroutines incrementing counters 8, 64, 128 and 256 bytes apart; figures
+// in bench/results/atomics-amd64.txt) shows the same-line case several
+// times slower, and cannot show the coupling on a guest whose host hides
+// it. 128 costs 64 bytes per padded field on a handful of per-worker
+// structures, while under-padding costs a multiple where the coupling
+// exists. DetectedCacheLineSize reports the line the machine has,
 // for reports; the tests check the compiled padding is never smaller.
 //
 // # qemu is not arm64's memory model
@@ -115,7 +108,7 @@
 // arm64 hardware does and Go's sync/atomic relies on for sequential
 // consistency. A store-buffering litmus test on sync/atomic alone (x.Store;
 // y.Load against y.Store; x.Load) shows both loads missing the other store
-// in about 3% of rounds under qemu-aarch64 here, never natively. Protocols
+// in some rounds under qemu-aarch64, never natively. Protocols
 // that need store->load order should say so with SeqCstFence (DMB ISH, which
 // qemu does honour), as the deque's Pop does; it is also what the paper
 // proofs assume.

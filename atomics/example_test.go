@@ -56,6 +56,6 @@ func ExampleSeqCstFence() {
 	var mine, theirs uint32
 	atomics.StoreRelease32(&mine, 1)
 	atomics.SeqCstFence() // pairs with the other side's fence between its store and its load
-	fmt.Println(atomics.LoadAcquire32(&theirs))
+	fmt.Println(atomic.LoadUint32(&theirs))
 	// Output: 0
 }

@@ -14,9 +14,9 @@ package deque
 //     the slot still holds the element it held when the buffer was current,
 //     and the thief's re-check and CAS decide whether that read counts.
 //
-// Slots hold integers, never Go pointers, so writing them from assembly
-// skips no GC write barrier, and the owner's Push allocates nothing until the
-// ring is full.
+// Slots hold integers, never Go pointers, so the owner's stores into them
+// need no GC write barrier, and Push allocates nothing until the ring is
+// full.
 type buffer struct {
 	mask  uint64   // len(slots) - 1; immutable
 	slots []uint64 // len is a power of two; immutable slice header

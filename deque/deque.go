@@ -9,8 +9,8 @@ import (
 
 // Word is the set of element types: 64-bit integers. Elements are meant to
 // be indexes (for example of job frames the owner keeps in an array), so the
-// deque never holds a Go pointer: no GC write barrier on the owner's path,
-// no allocation per element, and its slots may be written from assembly.
+// deque never holds a Go pointer: no GC write barrier on the owner's path and
+// no allocation per element.
 type Word interface{ ~uint64 | ~int64 }
 
 // DefaultCapacity is the initial capacity New uses when asked for 0.
@@ -210,7 +210,7 @@ func (d *Deque[T]) PopFenced() (v T, ok bool) {
 }
 
 // PopUnshared is Pop for a deque that no other goroutine steals from while
-// it runs: no Steal or StealBatch on it may be concurrent with the call (the
+// it runs: no Steal or StealIf on it may be concurrent with the call (the
 // pool uses it when it has a single worker, whose deque has no thieves). It
 // is the sequential pop: no fence and no CAS, so it costs a few loads and one
 // store, and it is small enough to be inlined. Owner only. Len and IsEmpty

@@ -179,8 +179,6 @@ func BenchmarkPopFence(b *testing.B) {
 	}{
 		{"o1=xchg", atomic.StoreUint64},
 		{"o1=asm-store+seqcst", func(p *uint64, v uint64) { atomics.StoreRelease64(p, v); atomics.SeqCstFence() }},
-		{"o1=asm-store+locked", func(p *uint64, v uint64) { atomics.StoreRelease64(p, v); atomics.LockedFence() }},
-		{"o1=asm-store+mfence", func(p *uint64, v uint64) { atomics.StoreRelease64(p, v); atomics.FullFence() }},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {

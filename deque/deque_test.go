@@ -231,58 +231,6 @@ func TestPushPopDoesNotAllocate(t *testing.T) {
 	}
 }
 
-func TestStealBatch(t *testing.T) {
-	d, dst := New[uint64](4), New[uint64](2)
-	for i := uint64(0); i < 10; i++ {
-		d.Push(i)
-	}
-	v, st := d.StealBatch(dst)
-	if st != Success || v != 0 {
-		t.Fatalf("StealBatch = (%d, %v), want (0, Success)", v, st)
-	}
-	// Half of 10 moved: 0 returned, 1..4 on dst (oldest first, so dst's
-	// owner pops 4 first and a thief of dst steals 1 first).
-	if d.Len() != 5 || dst.Len() != 4 {
-		t.Fatalf("after StealBatch: victim Len %d, dst Len %d; want 5 and 4", d.Len(), dst.Len())
-	}
-	if v, _ := dst.Pop(); v != 4 {
-		t.Errorf("dst.Pop = %d, want 4", v)
-	}
-	if v, _ := dst.Steal(); v != 1 {
-		t.Errorf("dst.Steal = %d, want 1", v)
-	}
-	if v, _ := d.Steal(); v != 5 {
-		t.Errorf("victim's next oldest = %d, want 5", v)
-	}
-
-	// One element: it is returned, nothing is pushed.
-	one, dst2 := New[uint64](2), New[uint64](2)
-	one.Push(7)
-	if v, st := one.StealBatch(dst2); st != Success || v != 7 || dst2.Len() != 0 {
-		t.Errorf("StealBatch of one = (%d, %v), dst Len %d", v, st, dst2.Len())
-	}
-	if _, st := one.StealBatch(dst2); st != Empty {
-		t.Errorf("StealBatch of empty: %v, want Empty", st)
-	}
-
-	// Never more than maxBatch.
-	big, dst3 := New[uint64](0), New[uint64](0)
-	for i := range uint64(1000) {
-		big.Push(i)
-	}
-	big.StealBatch(dst3)
-	if dst3.Len() != maxBatch-1 || big.Len() != 1000-maxBatch {
-		t.Errorf("StealBatch of 1000: dst Len %d, victim Len %d; want %d and %d", dst3.Len(), big.Len(), maxBatch-1, 1000-maxBatch)
-	}
-
-	defer func() {
-		if r := recover(); r == nil {
-			t.Error("StealBatch(d) into itself did not panic")
-		}
-	}()
-	d.StealBatch(d)
-}
-
 // The retry paths, driven deterministically: the owner (or another thief)
 // acts between a thief's read (S1-S5) and its claim (S6-S7).
 func TestStealRetryPaths(t *testing.T) {

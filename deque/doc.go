@@ -3,10 +3,17 @@
 // data is hot in its cache), other workers steal from the other end (FIFO,
 // the oldest job, usually the biggest piece of a divide-and-conquer).
 //
+// # What a user calls
+//
+// New makes a deque. Its owner, one goroutine, calls Push, TryPush, Pop,
+// PopFenced and PopUnshared (the last only while no goroutine steals from
+// it); any goroutine calls Steal, StealIf, Len and IsEmpty. Steal's Status
+// says whether it took an element, found none, or lost a race (Retry).
+//
 // # Vocabulary
 //
 //   - owner: the one goroutine that calls Push and Pop on a deque.
-//   - thief: any goroutine calling Steal (the owner may too).
+//   - thief: any goroutine calling Steal or StealIf (the owner may too).
 //   - top: logical index of the oldest element; thieves advance it by CAS.
 //   - bottom: one past the newest element; only the owner writes it.
 //   - ring (buffer): the array of slots; index i lives in slot i&mask.
@@ -15,8 +22,7 @@
 //
 // Elements are 64-bit integers (the Word constraint). The pool passes
 // indexes of job frames it keeps in per-worker arrays, so the owner's path
-// stores no Go pointer (no GC write barrier) and allocates nothing; the ring
-// may be written from assembly.
+// stores no Go pointer (no GC write barrier) and allocates nothing.
 //
 // # The protocol
 //
@@ -61,11 +67,12 @@
 // How the fences are realised here (release_amd64.go, release_arm64.go,
 // release_other.go). O1 is storeFenced: on amd64 a plain MOV store of bottom
 // followed by atomics.SeqCstFence (an inlined LOCK XADD on a stack local),
-// which measured 23% faster inside Pop than a single XCHG
-// (atomic.StoreUint64), BenchmarkPopFence; on arm64 an STLR followed by DMB
-// ISH. (An STLR followed by the LDAR of top is already ordered on arm64
-// hardware, but qemu-user on an x86 host, where our arm64 tests run, does not
-// honour that: without the DMB the stress test took items twice there.)
+// which BenchmarkPopFence measured faster inside Pop than a single XCHG
+// (atomic.StoreUint64; bench/results/deque-amd64.txt); on arm64 an STLR
+// followed by DMB ISH. (An STLR followed by the LDAR of top is already
+// ordered on arm64 hardware, but qemu-user on an x86 host, where the arm64
+// tests run, does not honour that: without the DMB the stress test takes
+// items twice there.)
 // Elsewhere it is atomic.StoreUint64, sequentially consistent with the load
 // of top that follows. S2 is atomics.SeqCstFence (DMB ISH on arm64). P1 and
 // P2 are release stores: on amd64 a plain Go store, one inlined MOVQ (TSO
@@ -102,20 +109,11 @@
 //
 // # Costs
 //
-// On the 2-vCPU development VM (bench/results/deque-amd64.txt, medians of
-// 10 interleaved runs): Push+Pop with an element underneath 12.1 ns; Push+Pop
-// of the only element (Pop's CAS path) 20.4 ns, against 34.4 ns for a
-// mutex-guarded slice and 37.8 ns for a buffered channel; Push+Steal
-// uncontended 18.3 ns (S2's fence is 5.2 ns of it), against 33.6 and 37.9
-// ns. Steal under contention, per item through an owner and 2-3 thieves:
-// 113 and 81 ns, against 169 and 199 ns (mutex) and 161 and 120 ns
-// (channel); with a single thief the mutex-guarded slice is faster (102 vs
-// 163 ns). No case allocates in steady state.
-//
-// With the owner's fast paths (bench/results/join-fastpath-amd64.txt, same
-// method): Push+Pop of the only element 15.0 ns (was 20.6), with an element
-// underneath 8.3 ns (was 12.2), Push+Steal 14.7 ns (was 18.4); TryPush plus
-// PopFenced, the pool's join pair, 11.7 ns for the only element.
+// bench/results/deque-amd64.txt compares Push, Pop and Steal, alone and
+// under contention, with a mutex-guarded slice and a buffered channel;
+// bench/results/join-fastpath-amd64.txt measures the owner's fast paths.
+// Nothing allocates in steady state (TestPushPopDoesNotAllocate,
+// TestFastPathsDoNotAllocate).
 //
 // # The last-element race
 //
@@ -129,23 +127,13 @@
 //
 // A thief may load the ring pointer (S4), be delayed, and read a slot (S5)
 // after the owner has replaced the ring. The old ring is never written
-// again and never reused: nothing frees it (Blitz's Zig original freed it at
-// once, a use-after-free) and the garbage collector keeps it alive while any
-// thief holds it. The slot it reads still holds what it held when the ring
+// again and never reused: nothing frees it (freeing it at the swap would be
+// a use-after-free for such a thief) and the garbage collector keeps it alive
+// while any thief holds it. The slot it reads still holds what it held when the ring
 // was current. S6 then re-checks the ring, as crossbeam-deque does since its
 // fix for CVE-2021-32810 (a steal racing a ring swap), so that no decision
 // rests on a ring that is no longer the current one, and S7 checks that
 // element t has not been taken by anyone else.
-//
-// # Batches
-//
-// StealBatch moves about half of a victim's elements (at most 32) into the
-// thief's own deque in one call, returning the oldest. It runs the Steal
-// protocol once per element rather than claiming a range with one CAS on
-// top: the owner pops from the other end without a CAS while more than one
-// element remains (O2), so a range claimed by a single CAS could include an
-// element the owner has already taken. crossbeam-deque does the same for
-// its LIFO flavour.
 //
 // # Retry
 //

@@ -13,9 +13,9 @@ import (
 // following byte is one operation (low two bits: push, push, pop, steal;
 // the pushed value is derived from the byte and the position; a pop byte
 // with bit 2 set is a PopFenced, with bit 3 set (and not bit 2) a
-// PopUnshared; a steal byte with bit 2 set is a StealBatch
-// into a second deque, checked at the end). Pushes go through Push, which
-// takes TryPush's path until the ring is full.
+// PopUnshared; a steal byte with bit 2 set is a StealIf whose condition is
+// bit 3). Pushes go through Push, which takes TryPush's path until the ring
+// is full.
 func FuzzDeque(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 2, 3, 2, 3})
 	f.Add([]byte{0x80, 0, 1, 0, 1, 0, 1, 3, 3, 3, 2, 2, 2})
@@ -35,8 +35,7 @@ func FuzzDeque(f *testing.F) {
 			start = math.MaxUint64 - 3
 		}
 		d := newAt[uint64](capacity, start)
-		dst := New[uint64](1)
-		var model, dstModel []uint64
+		var model []uint64
 		for i, op := range ops[1:] {
 			switch op & 3 {
 			case 0, 1:
@@ -64,23 +63,18 @@ func FuzzDeque(f *testing.F) {
 					t.Fatalf("op %d: Pop = (%d, %v), want (%d, true)", i, v, ok, want)
 				}
 			case 3:
-				if op&4 != 0 { // StealBatch into dst: the oldest returned, about half moved
-					v, st := d.StealBatch(dst)
-					if len(model) == 0 {
-						if st != Empty {
-							t.Fatalf("op %d: StealBatch on empty = (%d, %v), want Empty", i, v, st)
+				steal := d.Steal
+				if op&4 != 0 { // StealIf: claims the oldest only if the condition holds
+					cond := op&8 != 0
+					steal = func() (uint64, Status) { return d.StealIf(func() bool { return cond }) }
+					if !cond {
+						if v, st := steal(); st != Empty {
+							t.Fatalf("op %d: StealIf(false) = (%d, %v), want Empty", i, v, st)
 						}
-						continue
+						break
 					}
-					moved := min((len(model)+1)/2, maxBatch)
-					if st != Success || v != model[0] {
-						t.Fatalf("op %d: StealBatch = (%d, %v), want (%d, Success)", i, v, st, model[0])
-					}
-					dstModel = append(dstModel, model[1:moved]...)
-					model = model[moved:]
-					break
 				}
-				v, st := d.Steal()
+				v, st := steal()
 				if len(model) == 0 {
 					if st != Empty {
 						t.Fatalf("op %d: Steal on empty = (%d, %v), want Empty", i, v, st)
@@ -96,18 +90,6 @@ func FuzzDeque(f *testing.F) {
 			if d.Len() != len(model) || d.IsEmpty() != (len(model) == 0) {
 				t.Fatalf("op %d: Len %d IsEmpty %v, model has %d", i, d.Len(), d.IsEmpty(), len(model))
 			}
-		}
-		// dst holds what the batches moved, oldest first: its owner pops
-		// them newest first.
-		for len(dstModel) > 0 {
-			want := dstModel[len(dstModel)-1]
-			dstModel = dstModel[:len(dstModel)-1]
-			if v, ok := dst.Pop(); !ok || v != want {
-				t.Fatalf("dst.Pop = (%d, %v), want (%d, true)", v, ok, want)
-			}
-		}
-		if !dst.IsEmpty() {
-			t.Fatalf("dst holds %d more elements than the batches moved", dst.Len())
 		}
 	})
 }

@@ -23,9 +23,9 @@ import "github.com/blitz-go/blitz/atomics"
 //     work, Pop by its fence). So P1 (slot) stays before P2 (bottom), and
 //     O1's store of bottom stays before its fence.
 //
-// This is the guarantee the assembly store gave (a CALL is also opaque to
-// the compiler), without the CALL: the Go memory model gives neither form
-// release semantics, both rest on the ISA and the compiler. Under -race
+// The Go memory model does not call a plain store a release store: the
+// guarantee rests on the ISA and the compiler, as an assembly store behind
+// a CALL would (atomics.StoreRelease64), without the CALL. Under -race
 // release_other.go uses atomic.StoreUint64 instead, so the detector sees
 // every publication (P2 -> S3). BenchmarkPushPop and the pool's
 // BenchmarkFib measure the difference (bench/results/join-fastpath-amd64.txt).
@@ -37,8 +37,7 @@ func storeRelease(p *uint64, v uint64) { *p = v }
 // amd64: a MOV store (storeRelease) and SeqCstFence (an inlined LOCK XADD
 // on a stack local). The alternative, atomic.StoreUint64 (one XCHG: store
 // and fence in one instruction), measured slower inside Pop
-// (BenchmarkPopFence, bench/results/deque-amd64.txt), although the two tie
-// in isolation.
+// (BenchmarkPopFence, bench/results/deque-amd64.txt).
 func storeFenced(p *uint64, v uint64) {
 	*p = v                // storeRelease
 	atomics.SeqCstFence() // pairs with the thief's fence S2 (steal.go)

@@ -7,8 +7,8 @@ import "sync/atomic"
 // storeRelease stores an index or a slot with (at least) release ordering.
 //
 // Off amd64 and arm64, and under -race everywhere, it is atomic.StoreUint64:
-// there is no assembly for other GOARCHes, and under -race the detector must
-// see the publication.
+// sequentially consistent, so at least a release store on every port, and
+// under -race the detector must see the publication.
 func storeRelease(p *uint64, v uint64) { atomic.StoreUint64(p, v) }
 
 // storeFenced stores v into *p and then fences: no later load is performed

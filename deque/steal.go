@@ -111,35 +111,3 @@ func (d *Deque[T]) stealClaim(t uint64, buf *buffer, v uint64) (T, stealOutcome)
 	}
 	return T(v), stealSuccess
 }
-
-// maxBatch bounds how many elements one StealBatch moves.
-const maxBatch = 32
-
-// StealBatch steals about half of d's elements (at most 32): it returns the
-// oldest one, like Steal, and pushes the others onto dst, oldest first. The
-// caller must be dst's owner. Status is that of the first steal: Empty or
-// Retry mean nothing was moved. It panics if dst == d.
-//
-// Each element is taken with its own Steal protocol (S1-S7), as
-// crossbeam-deque does for a LIFO owner: the owner may be popping from the
-// other end at the same time, so claiming a range with one CAS on top could
-// claim an element the owner has already popped. The batch saves the
-// caller's round trips through its victim selection, not the CASes.
-func (d *Deque[T]) StealBatch(dst *Deque[T]) (T, Status) {
-	if dst == d {
-		panic("deque: StealBatch with dst == the deque it steals from")
-	}
-	n := d.Len() // before the first steal: that one takes the oldest
-	first, r := d.steal()
-	if r != stealSuccess {
-		return first, r.status()
-	}
-	for moved := 1; moved < min((n+1)/2, maxBatch); moved++ {
-		v, r := d.steal()
-		if r != stealSuccess {
-			break
-		}
-		dst.Push(v)
-	}
-	return first, Success
-}

@@ -236,22 +236,13 @@ func stressRound(t *testing.T, rare *rarePaths, seed uint64, thieves int, start 
 			ready.Done()
 			<-go_
 			running.Add(1)
-			// Every other attempt is a StealBatch into the thief's own
-			// deque, which it then drains as that deque's owner.
-			mine := New[uint64](2)
+			// Every other attempt is a StealIf whose condition holds: its
+			// read and claim are split around the call to the condition.
 			for i := 0; ; i++ {
 				finished := ownerDone.Load() // read before the steal: Empty after this is final
 				if i%2 == 1 {
-					v, st := d.StealBatch(mine)
-					if st == Success {
+					if v, st := d.StealIf(func() bool { return true }); st == Success {
 						take(v)
-						for {
-							v, ok := mine.Pop()
-							if !ok {
-								break
-							}
-							take(v)
-						}
 						continue
 					}
 				}

@@ -109,7 +109,7 @@ func jecIsActive(j uint64) bool { return j&1 == 1 }
 //   - sleeping: +1 by a worker that registers as sleeping (a CAS that also
 //     checks the JEC), -1 by the thread that wakes it (wakeSpecificThread) or
 //     by the worker itself when its final injector check finds a job;
-//   - JEC: even->odd by posters (NewInternalJobs, NewInjectedJobs), odd->even
+//   - JEC: even->odd by posters (NewInternalJobs, NewInjectedJobsLazy), odd->even
 //     by a worker announcing itself sleepy; never any other change.
 //
 // Readers: posters read all three fields to decide whom to wake; a worker

@@ -4,6 +4,26 @@
 // left to the caller: each worker blocks on a Parker, which the root package
 // implements on a futex (Linux), a channel (everywhere) or a spin loop.
 //
+// # What a user calls
+//
+// A pool built on this package creates one Sleep with New, giving it a
+// Parker per worker, and then:
+//
+//   - each worker, from its own goroutine: StartLooking when it runs out of
+//     work, NoWorkFound after each failed search, WorkFound when a search
+//     succeeds (or it stops looking); IsolatedNoWork instead of NoWorkFound
+//     in a wait that may run only some jobs; NewInternalJobs after pushing
+//     onto its own deque;
+//   - any goroutine outside the pool: NewInjectedJobsLazy after pushing
+//     onto the injector queue;
+//   - whoever ends what a worker waits for: CoreLatch.Set on the worker's
+//     latch, then NotifyWorkerLatchIsSet if Set reported it Sleeping. The
+//     owner Probes and Resets its latch.
+//
+// The latch's transitions to and from sleep are the protocol's own (steps S4
+// and S8 below); Sleep makes them for the worker inside NoWorkFound and
+// IsolatedNoWork, and nothing else may.
+//
 // # Vocabulary
 //
 // A worker is active while it runs a job, idle while it searches for work
@@ -33,9 +53,10 @@
 // increments "if even") leaves the counter odd for ever after the first
 // sleepy worker: posters then never change it, and a job posted between a
 // worker's last search and its sleep goes unnoticed. TestJECParityMutantMissesPost
-// and the BLITZ_PARITY mutant of model/sleep.pml show the loss.
+// (parity_test.go, which drives that rule by hand) and the BLITZ_PARITY
+// mutant of model/sleep.pml show the loss.
 //
-// # Posting work (NewInternalJobs, NewInjectedJobs)
+// # Posting work (NewInternalJobs, NewInjectedJobsLazy)
 //
 //	P1. Push the job: onto the poster's own deque (internal) or the
 //	    injector queue (injected, from outside the pool).
@@ -45,7 +66,7 @@
 //	    many sleepers as the awake-but-idle workers (inactive - sleeping)
 //	    cannot absorb, or one per job if the queue already held work.
 //	    NewInjectedJobsLazy asks whether the queue held work only here,
-//	    when someone sleeps: finding out costs the poster a cache miss.
+//	    when someone sleeps: finding out may cost the poster a cache miss.
 //
 // # Falling asleep (IdleState, NoWorkFound)
 //
@@ -79,8 +100,8 @@
 //
 // The waker takes the sleeper's lock, and if isBlocked is set it clears it
 // and decrements sleeping, then unlocks and Unparks the sleeper. The waker,
-// not the sleeper, decrements: the sleeper runs tens of microseconds later,
-// and until then posters would count it as asleep and wake it again.
+// not the sleeper, decrements: the sleeper runs only after the wake's
+// latency, and until then posters would count it as asleep and wake it again.
 //
 // The lock is the handshake. The sleeper holds it from before its latch
 // becomes Sleeping (S4) until isBlocked is set (S8): a few instructions,
@@ -101,13 +122,13 @@
 // the worker through the handshake above. A latch Set while Unset or Sleepy
 // makes S4 fail, so the worker never sleeps past it.
 //
-// # Sleeping on a latch alone (SleepOnLatch)
+// # Sleeping on a latch alone (IsolatedNoWork)
 //
 // A worker in an isolated wait may run only work that descends from what it
-// waits for (the pool's wait.go): a joiner steals only from its thief. If it
+// waits for (the pool's isolated waits): a joiner steals only from its thief. If it
 // slept through S5, it would count as sleeping, and a poster of a job it may
 // not take could wake it instead of a worker that can. So it sleeps outside
-// the counters (IsolatedNoWork: the idle rounds, then SleepOnLatch): S4 and
+// the counters (IsolatedNoWork: the idle rounds, then sleepOnLatch): S4 and
 // S8 alone, with no sleeping increment and no JEC, and only its latch's Set
 // wakes it. Under the lock it marks itself uncounted: wakeAnyThreads passes
 // it by, and NotifyWorkerLatchIsSet wakes it without touching the sleeping
@@ -140,13 +161,12 @@
 //
 // # Progressive sleep
 //
-// The idle rounds exist because waking a parked worker is slow here (27 µs
-// to run again with the futex backend, 118 µs with the portable one, at
-// the median): a worker that yields for about one wake's
-// cost after its last job catches the next job in ~0.2 µs without anybody
-// paying a wake. DefaultRoundsUntilSleepy records the measurement behind the
-// choice. Idle CPU over longer idle periods is zero: parked workers cost
-// nothing (BenchmarkIdleCPU in the root package).
+// The idle rounds exist because waking a parked worker is slow next to
+// running a job that a still-yielding worker finds: a worker that yields for
+// about one wake's cost after its last job catches the next job without
+// anybody paying a wake. DefaultRoundsUntilSleepy gives the choice and
+// bench/results/sleep-amd64.txt the measurements behind it. Parked workers
+// cost no CPU (BenchmarkIdleCPU in the root package).
 //
 // # Evidence
 //
@@ -160,7 +180,9 @@
 // thief's fence are not: F1 because submit claims its position with a CAS of
 // the tail that the final check S7 reads, which already orders the two sides
 // as the argument above needs; F2 because S5 is itself a locked CAS. They
-// stay, cheap and needed where loads reorder. The stress tests run real
-// goroutines over every parking backend, past a JEC wrap-around, and stop
-// pools while workers fall asleep.
+// stay, cheap and needed where loads reorder. The stress tests
+// (stress_test.go) run real goroutines over a blocking, a spinning and a
+// spuriously returning Parker, past a JEC wrap-around, and stop pools while
+// workers fall asleep; the root package's TestBackendsRunSleepProtocol runs
+// the protocol over the pool's own Parkers.
 package sleep

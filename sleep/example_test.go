@@ -5,22 +5,30 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/sleep"
 )
 
+// exampleParker is the simplest Parker: a channel of capacity one holds the
+// token. Unpark is a non-blocking send, so a second token is dropped.
+type exampleParker struct{ token chan struct{} }
+
+func (p *exampleParker) Park() { <-p.token }
+
+func (p *exampleParker) Unpark() {
+	select {
+	case p.token <- struct{}{}:
+	default:
+	}
+}
+
 // Example runs the idle loop of a pool's workers over package sleep: two
 // workers take jobs from an injector, sleep when there are none, and are
-// woken by NewInjectedJobs and, to stop, by their latches.
+// woken by NewInjectedJobsLazy and, to stop, by their latches.
 func Example() {
 	const workers = 2
 	parkers := make([]sleep.Parker, workers)
 	for i := range parkers {
-		p, err := blitz.NewParker(blitz.ParkingPortable)
-		if err != nil {
-			panic(err)
-		}
-		parkers[i] = p
+		parkers[i] = &exampleParker{token: make(chan struct{}, 1)}
 	}
 	s, err := sleep.New(sleep.Config{Parkers: parkers})
 	if err != nil {
@@ -75,7 +83,7 @@ func Example() {
 		wasEmpty := len(injector) == 0
 		injector = append(injector, func() { ran.Add(1); jobs.Done() })
 		mu.Unlock()
-		s.NewInjectedJobs(1, wasEmpty)
+		s.NewInjectedJobsLazy(1, func() bool { return wasEmpty })
 	}
 	jobs.Wait()
 

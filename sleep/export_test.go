@@ -13,15 +13,11 @@ func NewWithJEC(cfg Config, jec uint64) (*Sleep, error) {
 	return s, nil
 }
 
-// NewBlitzParity is New with the mutant parity rule of
-// the protocol text Blitz follows: a sleepy worker increments the JEC "if even".
-func NewBlitzParity(cfg Config) (*Sleep, error) {
-	s, err := New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	s.blitzParity = true
-	return s, nil
+// NewInjectedJobs is NewInjectedJobsLazy for a poster that knows up front
+// whether the injector was empty: the stress harness's queue tells it under
+// its lock.
+func (s *Sleep) NewInjectedJobs(n int, queueWasEmpty bool) {
+	s.NewInjectedJobsLazy(n, func() bool { return queueWasEmpty })
 }
 
 // CounterValues unpacks the counters word.

@@ -7,10 +7,15 @@ import "sync/atomic"
 // pool is stopping); the intermediate states let the setter know whether it
 // must also wake the worker.
 //
-//	Unset ──GetSleepy──▶ Sleepy ──FallAsleep──▶ Sleeping
+//	Unset ──getSleepy──▶ Sleepy ──fallAsleep──▶ Sleeping
 //	  ▲                                             │
-//	  └──────────────────WakeUp─────────────────────┘
+//	  └──────────────────wakeUp─────────────────────┘
 //	any state ──Set──▶ Set ──Reset──▶ Unset
+//
+// The transitions to and from sleep (getSleepy, fallAsleep, wakeUp) belong to
+// the protocol: Sleep makes them on the owning worker's behalf inside
+// NoWorkFound and IsolatedNoWork. A user of the package calls only Set (any
+// goroutine), Probe and Reset (the owner).
 const (
 	latchUnset    uint32 = iota // the worker is awake (active or idle)
 	latchSleepy                 // the worker is about to register as sleeping
@@ -21,36 +26,38 @@ const (
 // CoreLatch is a worker's latch: a one-shot event that other goroutines Set
 // and that the owning worker probes in its idle loop. Its zero value is Unset.
 //
-// The state word is written by the owning worker (GetSleepy, FallAsleep,
-// WakeUp, Reset: CAS or store) and by any setter (Set: swap); it is read by
+// The state word is written by the owning worker (getSleepy, fallAsleep,
+// wakeUp, Reset: CAS or store) and by any setter (Set: swap); it is read by
 // the owner (Probe). All accesses are sequentially consistent atomics; Set's
 // swap releases the setter's writes to the owner's acquiring Probe.
 type CoreLatch struct {
 	state atomic.Uint32
 }
 
-// GetSleepy moves the latch Unset -> Sleepy. It fails if the latch was Set,
-// in which case the worker must not go to sleep.
-func (l *CoreLatch) GetSleepy() bool {
+// getSleepy moves the latch Unset -> Sleepy (step S4, doc.go). It fails if
+// the latch was Set, in which case the worker must not go to sleep. Owner
+// only.
+func (l *CoreLatch) getSleepy() bool {
 	return l.state.CompareAndSwap(latchUnset, latchSleepy)
 }
 
-// FallAsleep moves the latch Sleepy -> Sleeping. It fails if the latch was
-// Set since GetSleepy, in which case the worker must not go to sleep.
-func (l *CoreLatch) FallAsleep() bool {
+// fallAsleep moves the latch Sleepy -> Sleeping, under the worker's sleep
+// lock (step S4). It fails if the latch was Set since getSleepy, in which
+// case the worker must not go to sleep. Owner only.
+func (l *CoreLatch) fallAsleep() bool {
 	return l.state.CompareAndSwap(latchSleepy, latchSleeping)
 }
 
-// WakeUp moves the latch Sleeping -> Unset after the worker decided not to
-// sleep after all or was woken. A latch Set meanwhile stays Set.
-func (l *CoreLatch) WakeUp() {
+// wakeUp moves the latch Sleeping -> Unset after the worker decided not to
+// sleep after all or was woken. A latch Set meanwhile stays Set. Owner only.
+func (l *CoreLatch) wakeUp() {
 	l.state.CompareAndSwap(latchSleeping, latchUnset)
 }
 
 // Set moves the latch to Set from any state and reports whether the worker
 // was Sleeping: then the caller must wake it (Sleep.NotifyWorkerLatchIsSet).
-// A worker that was Unset or Sleepy will see Set in its next Probe, GetSleepy
-// or FallAsleep and never sleep.
+// A worker that was Unset or Sleepy will see Set in its next Probe, getSleepy
+// or fallAsleep and never sleep.
 func (l *CoreLatch) Set() bool {
 	return l.state.Swap(latchSet) == latchSleeping
 }

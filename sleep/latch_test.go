@@ -7,15 +7,15 @@ func TestCoreLatchTransitions(t *testing.T) {
 	if l.Probe() {
 		t.Fatal("zero latch is Set")
 	}
-	if !l.GetSleepy() || l.GetSleepy() {
-		t.Fatal("GetSleepy: Unset -> Sleepy once")
+	if !l.getSleepy() || l.getSleepy() {
+		t.Fatal("getSleepy: Unset -> Sleepy once")
 	}
-	if !l.FallAsleep() || l.FallAsleep() {
-		t.Fatal("FallAsleep: Sleepy -> Sleeping once")
+	if !l.fallAsleep() || l.fallAsleep() {
+		t.Fatal("fallAsleep: Sleepy -> Sleeping once")
 	}
-	l.WakeUp()
+	l.wakeUp()
 	if l.state.Load() != latchUnset {
-		t.Fatal("WakeUp: Sleeping -> Unset")
+		t.Fatal("wakeUp: Sleeping -> Unset")
 	}
 	// Set on each state reports whether the owner was sleeping.
 	for _, st := range []uint32{latchUnset, latchSleepy, latchSleeping, latchSet} {
@@ -26,16 +26,16 @@ func TestCoreLatchTransitions(t *testing.T) {
 		if !l.Probe() {
 			t.Errorf("Set from %d: Probe false", st)
 		}
-		if l.GetSleepy() || l.FallAsleep() {
+		if l.getSleepy() || l.fallAsleep() {
 			t.Errorf("a Set latch let the owner get sleepy or fall asleep")
 		}
-		l.WakeUp()
+		l.wakeUp()
 		if !l.Probe() {
-			t.Errorf("WakeUp cleared a Set latch")
+			t.Errorf("wakeUp cleared a Set latch")
 		}
 	}
 	l.Reset()
-	if l.Probe() || !l.GetSleepy() {
+	if l.Probe() || !l.getSleepy() {
 		t.Fatal("Reset: Set -> Unset")
 	}
 }

@@ -48,7 +48,6 @@ func sleepsThroughPost(t *testing.T, blitzParity bool) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.blitzParity = blitzParity
 	var latch CoreLatch
 	noInjected := func() bool { return false }
 
@@ -56,7 +55,15 @@ func sleepsThroughPost(t *testing.T, blitzParity bool) bool {
 	for i := 0; i < 3; i++ { // the yield rounds
 		s.NoWorkFound(&idle, &latch, noInjected)
 	}
-	s.NoWorkFound(&idle, &latch, noInjected) // gets sleepy
+	if blitzParity {
+		// The sleepy round of NoWorkFound (rounds == roundsUntilSleepy) under
+		// the mutant rule: increment "if even", the same rule as posters.
+		// After it, a poster finds the JEC odd and leaves it alone.
+		idle.jec = s.counters.incrementJECIf(jecIsSleepy).jec()
+		idle.rounds++
+	} else {
+		s.NoWorkFound(&idle, &latch, noInjected) // gets sleepy
+	}
 	if idle.jec == jecDummy {
 		t.Fatal("worker did not get sleepy")
 	}

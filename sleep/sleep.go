@@ -10,9 +10,9 @@ import (
 )
 
 // Parker is the blocking primitive a worker sleeps on: a binary token, as in
-// java.util.concurrent.locks.LockSupport or the Go runtime's notes. The root
-// package provides a futex backend (Linux), a portable one and a spinning one
-// (blitz.NewParker).
+// java.util.concurrent.locks.LockSupport or the Go runtime's notes. The pool
+// in the root package brings its own (a futex on Linux, a channel, a spin
+// loop: blitz.WithParking); this package's tests bring theirs.
 type Parker interface {
 	// Park blocks until a token is available and consumes it. It may return
 	// spuriously; callers re-check their condition and park again.
@@ -38,25 +38,13 @@ type Config struct {
 }
 
 // DefaultRoundsUntilSleepy is the number of idle rounds a worker yields
-// before it gets sleepy. Rayon and Blitz use 32; we use 64, measured on the
-// 2-vCPU KVM machine (bench/results/sleep-amd64.txt: BenchmarkWake and
-// BenchmarkRounds in the root package, medians of 10 interleaved runs):
-//
-//   - waking a parked worker costs 27 µs to run (futex, p50; p99 ~210 µs)
-//     or 118 µs (portable); a worker still yielding runs a posted job in
-//     ~0.2 µs;
-//   - with jobs 10 µs apart, 0, 8 and 32 rounds still let the worker park
-//     between jobs (p50 25, 25, 17 µs), 64 rounds do not (p50 0.18 µs), at
-//     12 µs of worker CPU per job instead of 5;
-//   - bridging 50 µs gaps takes 256 rounds and 51 µs of CPU per job (64
-//     rounds: 22 µs), more than the ~27 µs wake it saves.
-//
-// So 64 rounds keep a worker reachable for about what a wake would cost
-// and no longer, the classic competitive choice. Idle CPU over a longer
-// idle period does not depend on it: 0.45 cpu-ms per idle second for two
-// futex workers, 0.26 for two portable ones, 0.18 for the process with no
-// workers (BenchmarkIdleCPU). With the portable backend a round is a
-// Gosched (~0.1 µs alone), so the phase is shorter in time.
+// before it gets sleepy. Rayon and Blitz use 32; 64 rounds keep a worker
+// reachable (running a posted job without anybody paying a wake) for about
+// what waking a parked worker costs, and no longer: the competitive choice
+// between spinning and parking. The measurements behind it (BenchmarkWake,
+// BenchmarkRounds and BenchmarkIdleCPU in the root package) are in
+// bench/results/sleep-amd64.txt. Idle CPU over a longer idle period does not
+// depend on it: parked workers cost nothing.
 const DefaultRoundsUntilSleepy = 64
 
 // Sleep decides when idle workers sleep and wakes them when work is posted.
@@ -68,8 +56,7 @@ type Sleep struct {
 	// Immutable after New.
 	workers           []workerSleepState
 	yield             func()
-	roundsUntilSleepy int  // the round in which a worker announces itself sleepy; it sleeps in the next
-	blitzParity       bool // test-only mutant: see announceSleepy
+	roundsUntilSleepy int // the round in which a worker announces itself sleepy; it sleeps in the next
 }
 
 // workerSleepState is the sleeping handshake of one worker.
@@ -85,7 +72,7 @@ type workerSleepState struct {
 	// it under mu and parks again while it is still set.
 	isBlocked bool
 	// uncounted says that the blocked worker sleeps on its latch alone
-	// (SleepOnLatch): it is not in the sleeping count, so its waker must
+	// (sleepOnLatch): it is not in the sleeping count, so its waker must
 	// not take it off, and wakes meant for any sleeper (wakeAnyThreads)
 	// pass it by. Written with isBlocked, under mu.
 	uncounted bool
@@ -151,11 +138,10 @@ func (s *Sleep) WorkFound() {
 // for the first rounds, then announces the worker sleepy, lets it search once
 // more, and then puts it to sleep until it is woken, its latch is Set, or it
 // notices new work. It returns when the worker should search again.
-// hasInjectedJobs reports whether the injector queue is non-empty; it is
-// called after a sequentially consistent fence, under the worker's sleep
-// lock, so it must not wait for anything a poster holds while it calls
-// NewInjectedJobs (post after releasing the injector's lock, or read its
-// length atomically).
+// hasInjectedJobs reports whether the injector queue is non-empty (the final
+// check S7); it is called after fence F2, under the worker's sleep lock, so
+// it must not block, and in particular must not wait for anything a poster
+// holds while it calls NewInjectedJobsLazy.
 func (s *Sleep) NoWorkFound(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() bool) {
 	switch {
 	case idle.rounds < s.roundsUntilSleepy:
@@ -187,20 +173,17 @@ func (s *Sleep) wakePartly(idle *IdleState) {
 // announceSleepy is step S2 of falling asleep (doc.go): turn the JEC from odd
 // (work posted since the last sleepy worker) to even, and return the final
 // value, which the worker compares before sleeping.
+// Its partner is P3 in newJobs, which turns the JEC from even to odd: the two
+// rules must differ, or a post after this step leaves the JEC unchanged
+// (TestJECParityMutantMissesPost drives the wrong rule).
 func (s *Sleep) announceSleepy() uint64 {
-	if s.blitzParity {
-		// The mutant (the protocol text Blitz follows): increment "if even", the
-		// same rule as posters. After it, a poster finds the JEC odd, leaves
-		// it alone, and the sleepy worker cannot see the post.
-		return s.counters.incrementJECIf(jecIsSleepy).jec()
-	}
 	return s.counters.incrementJECIf(jecIsActive).jec()
 }
 
 // sleep is steps S4-S8 of falling asleep (doc.go).
 func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() bool) {
 	// S4: Unset -> Sleepy. A Set latch means the awaited event happened.
-	if !latch.GetSleepy() {
+	if !latch.getSleepy() {
 		idle.wakeFully()
 		return
 	}
@@ -209,7 +192,7 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 	// Sleepy -> Sleeping, under mu: from here a setter that sees Sleeping
 	// calls NotifyWorkerLatchIsSet, which waits for mu and then finds
 	// isBlocked true, or finds it false after we gave up sleeping.
-	if !latch.FallAsleep() {
+	if !latch.fallAsleep() {
 		w.mu.Unlock()
 		idle.wakeFully()
 		return
@@ -223,14 +206,14 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 			// last search missed it: search again, then get sleepy again.
 			w.mu.Unlock()
 			s.wakePartly(idle)
-			latch.WakeUp()
+			latch.wakeUp()
 			return
 		}
 		if s.counters.tryAddSleepingThread(c) {
 			break
 		}
 	}
-	// S6: fence F2. Pairs with fence F1 in NewInjectedJobs: either a poster's
+	// S6: fence F2. Pairs with fence F1 in NewInjectedJobsLazy: either a poster's
 	// F1 comes first and its push is visible to the hasInjectedJobs read
 	// below, or this F2 comes first and our sleeping increment is visible to
 	// the poster's read of the counters, and it wakes us.
@@ -247,7 +230,7 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 		w.park()
 	}
 	idle.wakeFully()
-	latch.WakeUp()
+	latch.wakeUp()
 }
 
 // NotifyWorkerLatchIsSet wakes worker if it is asleep. Call it after
@@ -262,7 +245,7 @@ func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
 // wake meant for a worker that can run any posted job. It stays out of the
 // counters: it yields for the idle rounds (*rounds counts them; the caller
 // sets it to 0 whenever it found work), then sleeps on latch alone
-// (SleepOnLatch) until latch is Set. It returns when the worker should
+// (sleepOnLatch) until latch is Set. It returns when the worker should
 // search again.
 func (s *Sleep) IsolatedNoWork(rounds *int, worker int, latch *CoreLatch) {
 	if *rounds < s.roundsUntilSleepy {
@@ -271,10 +254,10 @@ func (s *Sleep) IsolatedNoWork(rounds *int, worker int, latch *CoreLatch) {
 		return
 	}
 	*rounds = 0
-	s.SleepOnLatch(worker, latch)
+	s.sleepOnLatch(worker, latch)
 }
 
-// SleepOnLatch parks worker until latch is Set, without joining the
+// sleepOnLatch parks worker until latch is Set, without joining the
 // counters: only the latch's setter wakes it (Set reports Sleeping, and the
 // setter calls NotifyWorkerLatchIsSet). It returns at once if latch is
 // already Set, and may return early (a spurious return), with the latch
@@ -282,25 +265,25 @@ func (s *Sleep) IsolatedNoWork(rounds *int, worker int, latch *CoreLatch) {
 //
 // The handshake is the one of sleep (steps S4 and S8) without the counters:
 // Unset -> Sleepy, then, under the worker's mutex, Sleepy -> Sleeping and
-// isBlocked. A setter that swaps in Set after FallAsleep finds Sleeping and
+// isBlocked. A setter that swaps in Set after fallAsleep finds Sleeping and
 // calls NotifyWorkerLatchIsSet, which takes the mutex after the sleeper
-// released it and so finds isBlocked; a Set before FallAsleep makes
-// FallAsleep fail and the sleeper returns without parking.
-func (s *Sleep) SleepOnLatch(worker int, latch *CoreLatch) {
-	if !latch.GetSleepy() {
+// released it and so finds isBlocked; a Set before fallAsleep makes
+// fallAsleep fail and the sleeper returns without parking.
+func (s *Sleep) sleepOnLatch(worker int, latch *CoreLatch) {
+	if !latch.getSleepy() {
 		return // Set
 	}
 	w := &s.workers[worker]
 	w.mu.Lock()
-	if !latch.FallAsleep() {
+	if !latch.fallAsleep() {
 		w.mu.Unlock()
-		return // Set since GetSleepy: it stays Set
+		return // Set since getSleepy: it stays Set
 	}
 	w.isBlocked = true
 	w.uncounted = true
 	w.mu.Unlock()
 	w.park()
-	latch.WakeUp()
+	latch.wakeUp()
 }
 
 // park parks the worker until a waker has cleared isBlocked (step S8): a
@@ -330,22 +313,16 @@ func (s *Sleep) NewInternalJobs(n int, queueWasEmpty bool) {
 	s.newJobs(n, queueWasEmpty, nil)
 }
 
-// NewInjectedJobs is called after n jobs were pushed onto the injector from
-// outside the pool; queueWasEmpty says whether it was empty before.
-func (s *Sleep) NewInjectedJobs(n int, queueWasEmpty bool) {
+// NewInjectedJobsLazy is called after n jobs were pushed onto the injector
+// from outside the pool (step P1). queueWasEmpty reports whether the
+// injector was empty before the push; it is called only when some worker
+// sleeps, the one case where the answer matters, so that a poster for whom
+// finding out costs a load of the consumers' cache line pays it only then.
+// It must not block.
+func (s *Sleep) NewInjectedJobsLazy(n int, queueWasEmpty func() bool) {
 	// P2: fence F1, after the push (P1) and before reading the counters (P3).
 	// Pairs with fence F2 in sleep, between the sleeping increment and the
 	// final injector check.
-	atomics.SeqCstFence()
-	s.newJobs(n, queueWasEmpty, nil)
-}
-
-// NewInjectedJobsLazy is NewInjectedJobs for a poster that finds out whether
-// the queue was empty only at a cost (a load of the consumers' cache line):
-// queueWasEmpty is called only when some worker sleeps, the one case where
-// the answer matters. It must not block.
-func (s *Sleep) NewInjectedJobsLazy(n int, queueWasEmpty func() bool) {
-	// P2: fence F1, as in NewInjectedJobs.
 	atomics.SeqCstFence()
 	s.newJobs(n, false, queueWasEmpty)
 }
@@ -396,9 +373,9 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 
 // wakeSpecificThread wakes worker i if it is blocked and reports whether it
 // did. The waker, not the sleeper, takes the worker off the sleeping count, so
-// that posters stop counting it as asleep at once, not 30 µs later when it
-// runs. latch says whether the caller Set the latch the worker sleeps on; a
-// worker sleeping on its latch alone (SleepOnLatch) is woken only then.
+// that posters stop counting it as asleep at once, not when it runs again
+// after the wake's latency. latch says whether the caller Set the latch the worker sleeps on; a
+// worker sleeping on its latch alone (sleepOnLatch) is woken only then.
 func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
 	w := &s.workers[i]
 	w.mu.Lock()

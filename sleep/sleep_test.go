@@ -102,7 +102,7 @@ func TestWakeDecisions(t *testing.T) {
 }
 
 // TestNewInjectedJobsLazy: the lazy form asks whether the queue was empty
-// only when someone sleeps, and then decides as NewInjectedJobs does.
+// only when someone sleeps, and then decides as for a known answer.
 func TestNewInjectedJobsLazy(t *testing.T) {
 	asked := 0
 	empty := func(v bool) func() bool { return func() bool { asked++; return v } }
@@ -228,7 +228,7 @@ func TestSleepOnLatch(t *testing.T) {
 	slept := make(chan struct{})
 	go func() {
 		defer close(slept)
-		s.SleepOnLatch(0, &l)
+		s.sleepOnLatch(0, &l)
 	}()
 	// Wait until it is blocked (the state no channel announces).
 	for {
@@ -266,7 +266,7 @@ func TestSleepOnLatchAlreadySet(t *testing.T) {
 	require.NoError(t, err)
 	var l CoreLatch
 	l.Set()
-	s.SleepOnLatch(0, &l) // would block for ever if it parked
+	s.sleepOnLatch(0, &l) // would block for ever if it parked
 	require.True(t, l.Probe())
 	require.False(t, s.workers[0].isBlocked)
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/sleep"
 )
 
@@ -142,7 +141,7 @@ type harness struct {
 
 type harnessConfig struct {
 	workers int
-	kind    blitz.Parking
+	kind    parkerKind
 	rounds  int    // sleep.Config.RoundsUntilSleepy
 	jec     uint64 // starting JEC (0: the default)
 	maxJobs int
@@ -155,11 +154,7 @@ func newHarness(t testing.TB, cfg harnessConfig) *harness {
 	}
 	ps := make([]sleep.Parker, cfg.workers)
 	for i := range ps {
-		p, err := blitz.NewParker(cfg.kind)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cp := &countingParker{Parker: p, parks: &h.parks, unparks: &h.unparks}
+		cp := &countingParker{Parker: newParker(cfg.kind), parks: &h.parks, unparks: &h.unparks}
 		h.parkers = append(h.parkers, cp)
 		ps[i] = cp
 	}
@@ -315,18 +310,10 @@ func (h *harness) checkEnd() {
 	}
 }
 
-func stressKinds() []blitz.Parking {
-	ks := []blitz.Parking{blitz.ParkingPortable, blitz.ParkingSpin}
-	if runtime.GOOS == "linux" {
-		ks = append([]blitz.Parking{blitz.ParkingFutex}, ks...)
-	}
-	return ks
-}
-
 // runBursts is the stress body: posters inject bursts that race workers
 // falling asleep; sometimes they wait for the pool to drain so that every
 // worker goes to sleep before the next burst.
-func runBursts(t *testing.T, kind blitz.Parking, workers, posters, cycles int, jec uint64) *harness {
+func runBursts(t *testing.T, kind parkerKind, workers, posters, cycles int, jec uint64) *harness {
 	h := newHarness(t, harnessConfig{
 		workers: workers, kind: kind, rounds: 2, jec: jec, maxJobs: cycles * 8 * 2,
 	})
@@ -372,7 +359,7 @@ func TestStressBursts(t *testing.T) {
 	if testing.Short() {
 		cycles = 4_000
 	}
-	for _, kind := range stressKinds() {
+	for _, kind := range parkerKinds() {
 		t.Run("backend="+kind.String(), func(t *testing.T) {
 			h := runBursts(t, kind, 3, 2, cycles, 0)
 			t.Logf("jobs %d, parks %d, wakes %d, final-check hits %d",
@@ -391,7 +378,7 @@ func TestStressJECWrap(t *testing.T) {
 	if testing.Short() {
 		cycles = 2_000
 	}
-	kind := stressKinds()[0]
+	kind := parkerKinds()[0]
 	const below = 16
 	h := runBursts(t, kind, 3, 2, cycles, sleep.JECMax-below)
 	_, _, jec := h.s.CounterValues()
@@ -404,8 +391,8 @@ func TestStressJECWrap(t *testing.T) {
 // TestStopWhileSleeping: workers all asleep are all woken by a stop (set each
 // latch, notify), and leave with the counters back at zero.
 func TestStopWhileSleeping(t *testing.T) {
-	for _, kind := range stressKinds() {
-		if kind == blitz.ParkingSpin {
+	for _, kind := range parkerKinds() {
+		if kind == parkSpin {
 			continue
 		}
 		t.Run("backend="+kind.String(), func(t *testing.T) {
@@ -441,14 +428,14 @@ func TestStopWhileSleeping(t *testing.T) {
 }
 
 // TestStopRacingSleep stops the pool at arbitrary points of the workers'
-// way to sleep: a latch Set between GetSleepy and FallAsleep, or while the
+// way to sleep: a latch Set between getSleepy and fallAsleep, or while the
 // worker registers as sleeping, must never leave a worker parked.
 func TestStopRacingSleep(t *testing.T) {
 	iters := 2000
 	if testing.Short() {
 		iters = 200
 	}
-	for _, kind := range stressKinds() {
+	for _, kind := range parkerKinds() {
 		t.Run("backend="+kind.String(), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			var parks int64

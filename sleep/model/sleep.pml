@@ -365,9 +365,9 @@ inline newJobs(g, lazy, wasEmpty, n, i, ok) {
 	wakeAny(n, i, ok)
 }
 
-/* The park loop of sleep S8 and of SleepOnLatch: Park (consume the
+/* The park loop of sleep S8 and of sleepOnLatch: Park (consume the
  * token; the futex word's CAS), then Lock, read isBlocked, Unlock; park
- * again while it is set. Once woken, CoreLatch.WakeUp (Sleeping -> Unset,
+ * again while it is set. Once woken, CoreLatch.wakeUp (Sleeping -> Unset,
  * CAS) in the same step: a waker that cleared isBlocked is done with the
  * latch, and a Set latch stays Set. */
 inline parkUntilWoken(l, ok) {
@@ -388,8 +388,8 @@ inline parkUntilWoken(l, ok) {
 	ok = 0
 }
 
-/* SleepOnLatch: the isolated sleep, outside the counters. GetSleepy (CAS);
- * then Lock, FallAsleep (CAS), isBlocked = uncounted = true, Unlock: one
+/* sleepOnLatch: the isolated sleep, outside the counters. getSleepy (CAS);
+ * then Lock, fallAsleep (CAS), isBlocked = uncounted = true, Unlock: one
  * step (the lock holder's region with one access others see, the latch). */
 inline sleepOnLatch(l, ok) {
 	d_step { DRAINED(me) -> if :: latch[l] == UNSET -> latch[l] = SLEEPY; ok = 1 :: else -> ok = 0 fi };
@@ -410,7 +410,7 @@ inline sleepOnLatch(l, ok) {
 		};
 		if
 		:: ok ->
-			parkUntilWoken(l, ok);                      /* then WakeUp */
+			parkUntilWoken(l, ok);                      /* then wakeUp */
 			R_ISO_WOKEN(1)
 		:: else
 		fi
@@ -590,7 +590,7 @@ inline setFrameLatch(f, owner, old, ok) {
 /* The idle loop's search, after the steals (got: a steal succeeded): the
  * injector's pop (load head, the slot's ready flag, CAS head), and, if
  * nothing was found past the sleepy round, the start of sleep: S4
- * GetSleepy, Lock, FallAsleep (Unset -> Sleepy -> Sleeping; ok = 1). One
+ * getSleepy, Lock, fallAsleep (Unset -> Sleepy -> Sleeping; ok = 1). One
  * step: its CASes need the buffer empty; its latch transitions commute
  * with every other process's step but Close's Set of the terminate latch,
  * which comes after the pool drained, when the search finds nothing either
@@ -720,7 +720,7 @@ idle:
 	 * step; ok says whether the latch was still Unset */
 	if :: !ok -> rounds = 0; snap = DUMMY; goto idle :: else fi;
 	/* S5: sleeping += 1 unless the JEC moved (load, CAS); if it moved:
-	 * Unlock, wakePartly, WakeUp (the latch CAS commutes as above) */
+	 * Unlock, wakePartly, wakeUp (the latch CAS commutes as above) */
 	d_step {
 		jec != snap || DRAINED(me) ->
 		if
@@ -736,7 +736,7 @@ idle:
 	 * hasInjectedJobs = inj.len() > 0, its loads of tail and head in one
 	 * step (a claim between them comes after S5: its poster sees this
 	 * sleeper; a pop between them only takes the job); then either
-	 * subSleepingThread (LOCK XADD), Unlock and WakeUp, or S8: isBlocked =
+	 * subSleepingThread (LOCK XADD), Unlock and wakeUp, or S8: isBlocked =
 	 * true and Unlock. The lock holder's accesses go with the load. */
 #ifdef NO_HANDSHAKE
 	/* the mutant's sleeper takes the lock only to set isBlocked */
@@ -768,7 +768,7 @@ idle:
 	};
 #endif
 	if
-	:: !ok -> parkUntilWoken(LT(me), ok)               /* then WakeUp */
+	:: !ok -> parkUntilWoken(LT(me), ok)               /* then wakeUp */
 	:: else
 	fi;
 	ok = 0; rounds = 0; snap = DUMMY;                   /* wakeFully */
