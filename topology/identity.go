@@ -1,7 +1,11 @@
 package topology
 
 import (
+	"bufio"
+	"bytes"
+	"os"
 	"runtime"
+	"strings"
 
 	"github.com/klauspost/cpuid/v2"
 	"golang.org/x/sys/cpu"
@@ -32,6 +36,17 @@ type Identity struct {
 	// Features lists the instruction-set features that matter to this
 	// project (fences, atomics, vector widths), as x/sys/cpu detects them.
 	Features []string
+
+	// ModelName is /proc/cpuinfo's "model name" where the kernel gives
+	// one, else Brand; empty if neither is known.
+	ModelName string
+	// Hypervisor names the hypervisor the machine runs under ("KVM",
+	// "VMware", ...), "unknown" when the CPU says it is virtual but not
+	// whose, and empty on bare metal (or an undetected hypervisor).
+	Hypervisor string
+	// Kernel is the operating system and its release ("linux 6.8.0-45"),
+	// or just runtime.GOOS where the release is not readable.
+	Kernel string
 }
 
 // HostIdentity returns the Identity of the running machine.
@@ -56,6 +71,17 @@ func HostIdentity() Identity {
 	}
 	if id.Vendor == "" && c.VendorID != cpuid.VendorUnknown {
 		id.Vendor = c.VendorID.String()
+	}
+	info, _ := os.ReadFile("/proc/cpuinfo")
+	model, virtualFlag := parseCPUInfo(info)
+	id.ModelName = model
+	if id.ModelName == "" {
+		id.ModelName = strings.TrimSpace(id.Brand)
+	}
+	id.Hypervisor = hypervisorName(c, virtualFlag)
+	id.Kernel = runtime.GOOS
+	if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil && len(bytes.TrimSpace(rel)) > 0 {
+		id.Kernel += " " + string(bytes.TrimSpace(rel))
 	}
 	id.Known = id.Vendor != "" || id.Brand != "" || len(id.Features) > 0
 	return id
@@ -93,4 +119,46 @@ func hostFeatures() []string {
 		}
 	}
 	return out
+}
+
+// parseCPUInfo returns the first "model name" of a /proc/cpuinfo text and
+// whether its flags include "hypervisor" (the CPUID bit x86 guests see).
+func parseCPUInfo(text []byte) (model string, hypervisor bool) {
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		switch key {
+		case "model name":
+			if model == "" {
+				model = val
+			}
+		case "flags":
+			for _, f := range strings.Fields(val) {
+				if f == "hypervisor" {
+					hypervisor = true
+				}
+			}
+		}
+	}
+	return model, hypervisor
+}
+
+// hypervisorName names the hypervisor from cpuid's vendor leaf, else says
+// "unknown" when /proc/cpuinfo flags the CPU as virtual, else "".
+func hypervisorName(c cpuid.CPUInfo, virtualFlag bool) string {
+	if c.HypervisorVendorID != cpuid.VendorUnknown {
+		return c.HypervisorVendorID.String()
+	}
+	if v := strings.TrimSpace(strings.Trim(c.HypervisorVendorString, "\x00")); v != "" {
+		return v
+	}
+	if virtualFlag {
+		return "unknown"
+	}
+	return ""
 }
