@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/cpuid/v2"
@@ -73,7 +74,7 @@ func HostIdentity() Identity {
 		id.Vendor = c.VendorID.String()
 	}
 	info, _ := os.ReadFile("/proc/cpuinfo")
-	model, virtualFlag := parseCPUInfo(info)
+	model, virtualFlag := parseCPUInfo(info, runtime.GOARCH)
 	id.ModelName = model
 	if id.ModelName == "" {
 		id.ModelName = strings.TrimSpace(id.Brand)
@@ -121,9 +122,15 @@ func hostFeatures() []string {
 	return out
 }
 
-// parseCPUInfo returns the first "model name" of a /proc/cpuinfo text and
+// parseCPUInfo returns the processor model of a /proc/cpuinfo text and
 // whether its flags include "hypervisor" (the CPUID bit x86 guests see).
-func parseCPUInfo(text []byte) (model string, hypervisor bool) {
+// The model is the first "model name" on x86; elsewhere the first "CPU
+// implementer" and "CPU part" (arm64 kernels print no model name). An
+// emulator such as qemu-user may show the host's file, so only the keys of
+// the running arch are read.
+func parseCPUInfo(text []byte, arch string) (model string, hypervisor bool) {
+	x86 := arch == "amd64" || arch == "386"
+	var implementer, part string
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
@@ -132,18 +139,19 @@ func parseCPUInfo(text []byte) (model string, hypervisor bool) {
 			continue
 		}
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		switch key {
-		case "model name":
-			if model == "" {
-				model = val
-			}
-		case "flags":
-			for _, f := range strings.Fields(val) {
-				if f == "hypervisor" {
-					hypervisor = true
-				}
-			}
+		switch {
+		case x86 && key == "model name" && model == "":
+			model = val
+		case x86 && key == "flags":
+			hypervisor = hypervisor || slices.Contains(strings.Fields(val), "hypervisor")
+		case !x86 && key == "CPU implementer" && implementer == "":
+			implementer = val
+		case !x86 && key == "CPU part" && part == "":
+			part = val
 		}
+	}
+	if !x86 && implementer != "" {
+		model = "CPU implementer " + implementer + " part " + part
 	}
 	return model, hypervisor
 }
