@@ -161,6 +161,7 @@ func (c *Comparison) table() table {
 			"B: " + c.B.Machine.String(),
 			fmt.Sprintf("medians with their %.0f%% confidence interval and B/A with the p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); ~ = no significant difference", 100*compareConfidence),
 			"speedup = the row's sequential time / its time, on its own machine: the figure that compares across machines",
+			"an interval needs at least 6 repetitions a row (-count 6; ∞ below), a significant p at least 4 on each side",
 			fmt.Sprintf("%d rows compared; %d only in A, %d only in B", len(c.Rows), c.OnlyA, c.OnlyB),
 		},
 		header: []string{"row", "A ns/op", "±", "B ns/op", "±", "B/A", "p", "A speedup", "B speedup"},

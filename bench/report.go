@@ -420,6 +420,15 @@ func workloadNote(workload string, s Sizes) string {
 	case "submit":
 		return "one op = tasks trivial tasks submitted from one goroutine, then waited for; pools are built once per row " +
 			"(conc: per op, it cannot be reused); peers run GOMAXPROCS=workers with pools of that size"
+	case "fork-join":
+		return fmt.Sprintf("one op = a join at every node of a recursion of that depth that does nothing else; ns/fork divides by its 2^(depth+1)-1 nodes; "+
+			"goroutine-wg-top forks goroutines at the top %d levels only", joinGoLevels)
+	case "sort-f64":
+		return fmt.Sprintf("one op = sorting a fresh copy of the float64 input (the copy is untimed): slices.Sort, a goroutine per partition above %d "+
+			"finishing with slices.Sort, blitz.Sort", sortGoCutoff)
+	case "search", "by-key", "chunks-sum", "enumerate", "chain-sum", "zip-dot", "flatten-sum":
+		return "one op = the layer call against the loop and GOMAXPROCS goroutines over contiguous pieces (goSearch stops early), " +
+			"with Blitz's table's predicates and inputs (see the workload's file)"
 	}
 	return ""
 }
