@@ -202,7 +202,8 @@ func drawPanels(path string, panels []*plot.Plot, cols int, caption string) erro
 	}
 	capStyle := plot.New().Title.TextStyle
 	capStyle.Font.Size = vg.Points(9)
-	dc.FillText(capStyle, vg.Point{X: vg.Points(6), Y: height - vg.Points(14)}, caption)
+	capStyle.XAlign, capStyle.YAlign = draw.XLeft, draw.YTop
+	dc.FillText(capStyle, vg.Point{X: vg.Points(6), Y: height - vg.Points(4)}, caption)
 	f, err := os.Create(path)
 	if err != nil {
 		return err
