@@ -233,9 +233,7 @@ func (r *Report) parkingTables() []table {
 	if slices.Contains(ps, "futex") && slices.Contains(ps, "cond") {
 		a, b = "futex", "cond"
 	}
-	for _, p := range ps {
-		t.header = append(t.header, p)
-	}
+	t.header = append(t.header, ps...)
 	t.header = append(t.header, b+" / "+a)
 	seen := map[string]bool{}
 	for _, res := range r.Results {
