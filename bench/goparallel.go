@@ -44,19 +44,10 @@ func goSearch(n int, match func(i int) bool) int {
 	var best atomic.Int64 // the smallest matching index found so far; n if none
 	best.Store(int64(n))
 	goChunks(n, func(lo, hi int) struct{} {
-		for b := lo; b < hi; b += goSearchBlock {
-			if best.Load() < int64(b) {
-				return struct{}{}
-			}
-			for i := b; i < min(b+goSearchBlock, hi); i++ {
-				if match(i) {
-					for {
-						old := best.Load()
-						if old <= int64(i) || best.CompareAndSwap(old, int64(i)) {
-							return struct{}{}
-						}
-					}
-				}
+		for b := lo; b < hi && best.Load() >= int64(b); b += goSearchBlock {
+			if i := scanBlock(b, min(b+goSearchBlock, hi), match); i >= 0 {
+				lowerTo(&best, int64(i))
+				break
 			}
 		}
 		return struct{}{}
@@ -65,4 +56,20 @@ func goSearch(n int, match func(i int) bool) int {
 		return int(i)
 	}
 	return -1
+}
+
+// scanBlock returns the first i in [lo, hi) with match(i), or -1.
+func scanBlock(lo, hi int, match func(i int) bool) int {
+	for i := lo; i < hi; i++ {
+		if match(i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lowerTo sets *v to x unless it already holds something smaller.
+func lowerTo(v *atomic.Int64, x int64) {
+	for old := v.Load(); x < old && !v.CompareAndSwap(old, x); old = v.Load() {
+	}
 }

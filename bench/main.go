@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -187,9 +188,13 @@ func parseWorkers(s string) ([]int, error) {
 }
 
 // commandLine is the command as a shell would take it back: arguments
-// outside [A-Za-z0-9_./=,:+-] are single-quoted.
+// outside [A-Za-z0-9_./=,:+-] are single-quoted. The program is "go run ."
+// when go run (or go test) built it, else the binary's name.
 func commandLine(args []string) string {
 	parts := []string{"go", "run", "."}
+	if len(os.Args) > 0 && !strings.Contains(os.Args[0], "go-build") {
+		parts = []string{"./" + filepath.Base(os.Args[0])}
+	}
 	for _, a := range args {
 		safe := a != ""
 		for _, r := range a {

@@ -100,7 +100,7 @@ func runProbe(parking string, workers int, sz probeSizes) ParkProbe {
 	time.Sleep(sz.idle)
 	wall := time.Since(start)
 	u1 = readUsage()
-	pr.IdleCPU = float64(u1.cpu-u0.cpu) / float64(wall)
+	pr.IdleCPU = float64(u1.cpu-u0.cpu) / float64(wall) // 0 without getrusage
 	pr.IdleVCSW, pr.IdleIVCSW = perUnit(u0, u1, wall.Seconds())
 
 	xs := sumInput(sz.burstLen)
@@ -143,10 +143,11 @@ func wakeLatencies(p *blitz.Pool, n int, gap time.Duration) []float64 {
 	return lat
 }
 
-// perUnit divides the context switches between two usages by units.
+// perUnit divides the context switches between two usages by units; 0
+// where getrusage does not exist (JSON has no NaN).
 func perUnit(u0, u1 usage, units float64) (vcsw, ivcsw float64) {
 	if !u0.ok || !u1.ok || units <= 0 {
-		return math.NaN(), math.NaN()
+		return 0, 0
 	}
 	return float64(u1.nvcsw-u0.nvcsw) / units, float64(u1.nivcsw-u0.nivcsw) / units
 }

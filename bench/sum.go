@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -35,23 +33,8 @@ func sumSeq(xs []float64) float64 {
 // sumGo splits xs into GOMAXPROCS contiguous chunks, one goroutine each: the
 // usual hand-written parallel loop in Go.
 func sumGo(xs []float64) float64 {
-	p := runtime.GOMAXPROCS(0)
-	partial := make([]float64, p)
-	var wg sync.WaitGroup
-	wg.Add(p)
-	for i := 0; i < p; i++ {
-		lo, hi := i*len(xs)/p, (i+1)*len(xs)/p
-		go func(i int) {
-			partial[i] = sumSeq(xs[lo:hi])
-			wg.Done()
-		}(i)
-	}
-	wg.Wait()
-	var s float64
-	for _, x := range partial {
-		s += x
-	}
-	return s
+	return goChunks(len(xs), func(lo, hi int) float64 { return sumSeq(xs[lo:hi]) },
+		func(a, b float64) float64 { return a + b })
 }
 
 // sumCase returns a parallel-for sum row; the metric is ns per element.

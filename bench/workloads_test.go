@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -265,8 +266,8 @@ func TestParallelCapacity(t *testing.T) {
 
 func TestCommandLine(t *testing.T) {
 	got := commandLine([]string{"-count", "5", "-only", "Fib/n=30/|Submit", "-out", "it's.md", ""})
-	want := `go run . -count 5 -only 'Fib/n=30/|Submit' -out 'it'\''s.md' ''`
-	if got != want {
-		t.Errorf("commandLine = %s, want %s", got, want)
+	want := ` -count 5 -only 'Fib/n=30/|Submit' -out 'it'\''s.md' ''`
+	if !strings.HasSuffix(got, want) || !(strings.HasPrefix(got, "go run . ") || strings.HasPrefix(got, "./")) {
+		t.Errorf("commandLine = %s, want the program, then%s", got, want)
 	}
 }
