@@ -92,6 +92,7 @@ func (r *Report) blitzTable() table {
 			"best plain Go = the fastest of the goroutine + WaitGroup versions at the same GOMAXPROCS; blitz = the pool's join or its data-parallel layer",
 			"Fork-Join rows are ns per fork (2^(depth+1)-1 per op, as in Blitz's table); the others time per op",
 			"Blitz (Zig) = Blitz's own published speedup (10 workers, Apple M3 Pro) where its table gives both times",
+			"find, position and any return any match, as Rayon's find_any and position_any: position (middle)'s match is where the first split starts the right half, so a parallel search finds it at once",
 		},
 		header: []string{"row", "seq", "best plain Go", "speedup"},
 	}
