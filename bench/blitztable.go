@@ -99,7 +99,8 @@ func (r *Report) blitzTable() table {
 	for _, p := range r.Options.Parkings {
 		t.header = append(t.header, "blitz "+p, "speedup")
 	}
-	t.header = append(t.header, "blitz vcsw/op", "blitz ivcsw/op", "Blitz (Zig)")
+	first := r.Options.Parkings[0]
+	t.header = append(t.header, "vcsw/op ("+first+")", "ivcsw/op ("+first+")", "Blitz (Zig)")
 	for _, br := range blitzTableRows(r.Sizes) {
 		seq := r.find(br.workload, br.params, "seq", 1, "")
 		if seq == nil {
@@ -127,17 +128,13 @@ func (r *Report) blitzTable() table {
 			peerCell = fmt.Sprintf("%s (%s)", show(peer), peer.Case.Impl)
 		}
 		row := []string{br.label, show(seq), peerCell, speed(peer)}
-		var first *Result
 		for _, p := range r.Options.Parkings {
 			res := r.find(br.workload, br.params, br.impl, w, p)
-			if first == nil {
-				first = res
-			}
 			row = append(row, show(res), speed(res))
 		}
 		vcsw, ivcsw := "-", "-"
-		if first != nil {
-			vcsw, ivcsw = fmtNum(median(first.VCSW)), fmtNum(median(first.IVCSW))
+		if res := r.find(br.workload, br.params, br.impl, w, first); res != nil {
+			vcsw, ivcsw = fmtNum(median(res.VCSW)), fmtNum(median(res.IVCSW))
 		}
 		pub := "-"
 		if br.published > 0 {
