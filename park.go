@@ -38,9 +38,14 @@ const (
 	// ParkingSpin never blocks: an idle worker spins and yields until it is
 	// woken. For experiments only: idle workers burn their CPUs.
 	ParkingSpin
+	// ParkingCond parks plain goroutines on a mutex and a sync.Cond per
+	// worker, the design of the original Blitz and of Rayon; it works on
+	// every system. It is there to be compared with futex parking.
+	ParkingCond
 )
 
-// String returns the name used in benchmarks: auto, futex, portable, spin.
+// String returns the name used in benchmarks: auto, futex, portable, spin,
+// cond.
 func (p Parking) String() string {
 	switch p {
 	case ParkingAuto:
@@ -51,6 +56,8 @@ func (p Parking) String() string {
 		return "portable"
 	case ParkingSpin:
 		return "spin"
+	case ParkingCond:
+		return "cond"
 	}
 	return fmt.Sprintf("Parking(%d)", int(p))
 }
@@ -87,6 +94,8 @@ func resolveBackend(kind Parking) (backend, error) {
 			newParker: func() sleep.Parker { return new(spinParker) },
 			yield:     runtime.Gosched,
 		}, nil
+	case ParkingCond:
+		return condBackend(), nil
 	}
 	return backend{}, fmt.Errorf("blitz: unknown parking kind %v", kind)
 }
@@ -95,11 +104,11 @@ func resolveBackend(kind Parking) (backend, error) {
 // token. Unpark is a non-blocking send (a second token is dropped), Park a
 // receive.
 //
-// Chosen over a mutex + sync.Cond token (condParker in park_bench_test.go) by
-// BenchmarkPortableParker (bench/results/sleep-amd64.txt): both wake through
-// the scheduler's run queues; the channel is a little faster there and much
-// cheaper where nobody waits, because a non-blocking send on a full channel
-// returns without taking its lock.
+// Chosen over a mutex + sync.Cond token (condParker, ParkingCond's parker in
+// park_cond.go) by BenchmarkPortableParker (bench/results/sleep-amd64.txt):
+// both wake through the scheduler's run queues; the channel is a little
+// faster there and much cheaper where nobody waits, because a non-blocking
+// send on a full channel returns without taking its lock.
 type chanParker struct {
 	c chan struct{}
 }

@@ -263,36 +263,6 @@ func BenchmarkRounds(b *testing.B) {
 	}
 }
 
-// condParker is the alternative portable Parker: a token under a mutex with
-// a sync.Cond. Kept here to show why chanParker won.
-type condParker struct {
-	mu    sync.Mutex
-	cond  sync.Cond
-	token bool
-}
-
-func newCondParker() *condParker {
-	p := &condParker{}
-	p.cond.L = &p.mu
-	return p
-}
-
-func (p *condParker) Park() {
-	p.mu.Lock()
-	for !p.token {
-		p.cond.Wait()
-	}
-	p.token = false
-	p.mu.Unlock()
-}
-
-func (p *condParker) Unpark() {
-	p.mu.Lock()
-	p.token = true
-	p.mu.Unlock()
-	p.cond.Signal()
-}
-
 // BenchmarkPortableParker compares the two portable token designs: a
 // ping-pong round trip between two goroutines, and Unpark with nobody parked
 // (the token already there).

@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"sync"
 	"testing"
 )
 
@@ -17,15 +16,24 @@ import (
 // select the pool's backend and the worker counts, as for the command.
 
 var (
-	benchParking = flag.String("parking", "auto", "blitz parking backend for the benchmarks: auto, futex, portable, spin or all")
-	benchWorkers = flag.String("workers", "1,2", "worker counts for the benchmarks (GOMAXPROCS limits for goroutine peers)")
+	benchParking = flag.String("parking", "auto", "blitz parking backends for the benchmarks: auto, futex, portable, spin, cond, a list, or all")
+	benchWorkers = flag.String("workers", defaultWorkers(), "worker counts for the benchmarks (GOMAXPROCS limits for goroutine peers)")
 )
 
-func BenchmarkFib(b *testing.B)       { runWorkload(b, "fib") }
-func BenchmarkTreeSum(b *testing.B)   { runWorkload(b, "tree-sum") }
-func BenchmarkQuicksort(b *testing.B) { runWorkload(b, "quicksort") }
-func BenchmarkSum(b *testing.B)       { runWorkload(b, "sum") }
-func BenchmarkSubmit(b *testing.B)    { runWorkload(b, "submit") }
+func BenchmarkFib(b *testing.B)        { runWorkload(b, "fib") }
+func BenchmarkTreeSum(b *testing.B)    { runWorkload(b, "tree-sum") }
+func BenchmarkForkJoin(b *testing.B)   { runWorkload(b, "fork-join") }
+func BenchmarkQuicksort(b *testing.B)  { runWorkload(b, "quicksort") }
+func BenchmarkSum(b *testing.B)        { runWorkload(b, "sum") }
+func BenchmarkSortF64(b *testing.B)    { runWorkload(b, "sort-f64") }
+func BenchmarkSearch(b *testing.B)     { runWorkload(b, "search") }
+func BenchmarkByKey(b *testing.B)      { runWorkload(b, "by-key") }
+func BenchmarkChunksSum(b *testing.B)  { runWorkload(b, "chunks-sum") }
+func BenchmarkEnumerate(b *testing.B)  { runWorkload(b, "enumerate") }
+func BenchmarkChainSum(b *testing.B)   { runWorkload(b, "chain-sum") }
+func BenchmarkZipDot(b *testing.B)     { runWorkload(b, "zip-dot") }
+func BenchmarkFlattenSum(b *testing.B) { runWorkload(b, "flatten-sum") }
+func BenchmarkSubmit(b *testing.B)     { runWorkload(b, "submit") }
 
 // runWorkload runs every row of one workload as a sub-benchmark.
 func runWorkload(b *testing.B, workload string) {
@@ -67,15 +75,7 @@ func BenchmarkCapacity(b *testing.B) {
 			withProcs(w, func() {
 				b.ReportAllocs()
 				for b.Loop() {
-					var wg sync.WaitGroup
-					wg.Add(w)
-					for i := 0; i < w; i++ {
-						go func() {
-							defer wg.Done()
-							keep(spinWork(units / w))
-						}()
-					}
-					wg.Wait()
+					spinParallel(w, units)
 				}
 			})
 		})

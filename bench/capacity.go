@@ -27,28 +27,30 @@ func spinWork(units int) uint64 {
 // capacityUnits is the total work of one capacity probe (~10-20 ms of CPU).
 const capacityUnits = 8 << 20
 
+// spinParallel runs units of spinWork split over g goroutines and waits
+// for them.
+func spinParallel(g, units int) {
+	var wg sync.WaitGroup
+	wg.Add(g)
+	for i := 0; i < g; i++ {
+		go func() {
+			defer wg.Done()
+			keep(spinWork(units / g))
+		}()
+	}
+	wg.Wait()
+}
+
 // parallelCapacity returns t(1 goroutine doing all the work) / t(n goroutines
 // doing a 1/n share each), the best of three tries of each.
 func parallelCapacity(n int) float64 {
-	if n < 1 {
-		n = 1
-	}
+	n = max(n, 1)
 	run := func(g, units int) time.Duration {
 		best := time.Duration(1<<63 - 1)
 		for try := 0; try < 3; try++ {
-			var wg sync.WaitGroup
-			wg.Add(g)
 			start := time.Now()
-			for i := 0; i < g; i++ {
-				go func() {
-					defer wg.Done()
-					keep(spinWork(units / g))
-				}()
-			}
-			wg.Wait()
-			if d := time.Since(start); d < best {
-				best = d
-			}
+			spinParallel(g, units)
+			best = min(best, time.Since(start))
 		}
 		return best
 	}

@@ -92,57 +92,104 @@ func (c Case) FullName() string { return benchFuncName(c.Workload) + "/" + c.Nam
 // seqKey identifies the sequential baseline a row's x-seq divides by.
 func (c Case) seqKey() string { return c.Workload + "/" + c.Params }
 
-// benchFuncName maps a workload to its Benchmark function's name.
+// benchFuncName maps a workload to its Benchmark function's name:
+// "tree-sum" -> "BenchmarkTreeSum".
 func benchFuncName(workload string) string {
-	switch workload {
-	case "fib":
-		return "BenchmarkFib"
-	case "tree-sum":
-		return "BenchmarkTreeSum"
-	case "quicksort":
-		return "BenchmarkQuicksort"
-	case "sum":
-		return "BenchmarkSum"
-	case "submit":
-		return "BenchmarkSubmit"
+	var sb strings.Builder
+	sb.WriteString("Benchmark")
+	for _, part := range strings.Split(workload, "-") {
+		if part != "" {
+			sb.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
 	}
-	return "Benchmark" + workload
+	return sb.String()
 }
 
-// Workloads lists the workload families in report order.
-var Workloads = []string{"fib", "tree-sum", "quicksort", "sum", "submit"}
+// workloadCases builds the rows of one workload for a configuration.
+type workloadCases func(cfg Config) []Case
+
+// workloads lists the workload families in report order, each with the
+// function (in the workload's own file) that builds all its rows: the
+// sequential baseline, the plain-Go peers and the pool's.
+var workloads = []struct {
+	name  string
+	cases workloadCases
+}{
+	{"fib", fibCases},
+	{"tree-sum", treeCases},
+	{"fork-join", forkJoinCases},
+	{"quicksort", quicksortCases},
+	{"sum", sumCases},
+	{"sort-f64", sortCases},
+	{"search", searchCases},
+	{"by-key", byKeyCases},
+	{"chunks-sum", chunksCases},
+	{"enumerate", enumerateCases},
+	{"chain-sum", chainCases},
+	{"zip-dot", zipCases},
+	{"flatten-sum", flattenCases},
+	{"submit", submitCases},
+}
+
+// Workloads lists the workload names in report order.
+func Workloads() []string {
+	out := make([]string, len(workloads))
+	for i, w := range workloads {
+		out[i] = w.name
+	}
+	return out
+}
 
 // Sizes are the problem sizes of one suite. Full sizes are the ones the
 // figures are quoted at; quick sizes make every row run in microseconds so
 // `go test -short` exercises every implementation for correctness.
 type Sizes struct {
-	Fib         int // fib(n) with a join at every level
-	FibNoCutoff int // fib(n) for goroutine-per-fork (~1.3 µs a fork: smaller n)
-	FibCutoff   int // the goroutine-wg-cutoff variant runs fib sequentially at n <= FibCutoff
-	FibSpeedup  int // fib(n) for the 1 -> 2 workers speedup
-	TreeDepth   int // tree-sum over a complete tree of 2^TreeDepth - 1 nodes
-	TreeCutoff  int // goroutine-wg-cutoff sums subtrees of depth <= TreeCutoff sequentially
-	SortN       int // quicksort of SortN ints
-	SortCutoff  int // below this length every quicksort recurses sequentially
-	SumN        int // parallel-for sum over SumN float64
-	SumGrain    int // grain of the blitz For/MapReduce variants
-	Tasks       int // tasks per op of the submit workload
+	Fib         int   // fib(n) with a join at every level
+	FibNoCutoff int   // fib(n) for goroutine-per-fork (~1.3 µs a fork: smaller n)
+	FibCutoff   int   // the goroutine-wg-cutoff variant runs fib sequentially at n <= FibCutoff
+	FibSpeedup  int   // fib(n) for the 1 -> 2 workers speedup
+	FibTable    []int // Blitz's table: fib(n) in parallel, sequential at n <= FibTableCutoff
+	FibTableCut int   // that cutoff (20 in Blitz's table)
+	TreeDepth   int   // tree-sum over a complete tree of 2^TreeDepth - 1 nodes
+	TreeCutoff  int   // goroutine-wg-cutoff sums subtrees of depth <= TreeCutoff sequentially
+	ForkJoin    []int // Blitz's fork-join depths: a join at every node of a tree of that depth
+	SortN       int   // quicksort of SortN ints
+	SortCutoff  int   // below this length every quicksort recurses sequentially
+	SumN        int   // parallel-for sum over SumN float64
+	SumGrain    int   // grain of the blitz For/MapReduce variants
+	Tasks       int   // tasks per op of the submit workload
+	TableN      int   // Blitz's table: elements of the search, by-key, chunks and enumerate inputs (10M)
+	TableSortN  int   // Blitz's table: float64 elements of the sort inputs (1M)
+	ChainN      int   // Blitz's table: length of each chained and zipped slice (5M)
+	FlattenOut  int   // Blitz's table: flatten's outer slices (1000)
+	FlattenIn   int   // and their length (10k)
+	ChunkLen    int   // Blitz's table: chunks(1000)
 }
 
-// FullSizes are the sizes the committed figures use.
+// FullSizes are the sizes the committed figures use; Blitz's table rows use
+// the sizes of NerdMeNot/blitz's BENCHMARKS.md.
 func FullSizes() Sizes {
 	return Sizes{
 		Fib:         30,
 		FibNoCutoff: 25,
 		FibCutoff:   20,
 		FibSpeedup:  32,
+		FibTable:    []int{35, 40},
+		FibTableCut: 20,
 		TreeDepth:   20,
 		TreeCutoff:  12,
+		ForkJoin:    []int{10, 15, 20},
 		SortN:       1 << 20,
 		SortCutoff:  1 << 11,
 		SumN:        10_000_000,
 		SumGrain:    1 << 15,
 		Tasks:       10_000,
+		TableN:      10_000_000,
+		TableSortN:  1_000_000,
+		ChainN:      5_000_000,
+		FlattenOut:  1000,
+		FlattenIn:   10_000,
+		ChunkLen:    1000,
 	}
 }
 
@@ -154,13 +201,22 @@ func QuickSizes() Sizes {
 		FibNoCutoff: 10,
 		FibCutoff:   6,
 		FibSpeedup:  14,
+		FibTable:    []int{15, 17},
+		FibTableCut: 8,
 		TreeDepth:   10,
 		TreeCutoff:  4,
+		ForkJoin:    []int{4, 6, 8},
 		SortN:       5000,
 		SortCutoff:  64,
 		SumN:        100_000,
 		SumGrain:    1 << 10,
 		Tasks:       500,
+		TableN:      100_000,
+		TableSortN:  20_000,
+		ChainN:      50_000,
+		FlattenOut:  100,
+		FlattenIn:   1000,
+		ChunkLen:    1000,
 	}
 }
 
@@ -168,55 +224,18 @@ func QuickSizes() Sizes {
 type Config struct {
 	Sizes Sizes
 	// Parkings are the blitz parking backends to run ("auto", "futex",
-	// "portable", "spin"); each adds one set of blitz rows.
+	// "portable", "spin", "cond"); each adds one set of blitz rows.
 	Parkings []string
 	// Workers are the worker counts (and GOMAXPROCS limits) to run.
 	Workers []int
 }
 
-// blitzAvailable is true when our pool's rows are built in (blitz.go).
-var blitzAvailable bool
-
-// resolveParking returns the backend the pool picks for a -parking name
-// ("auto" -> "futex" on Linux). Set by blitz.go.
-var resolveParking func(name string) (string, error)
-
-// blitzSuite builds the rows of our pool for one parking backend. It is set
-// by blitz.go; nil while the pool's API is not built in.
-var blitzSuite func(cfg Config, parking string) []Case
-
 // Suite returns every row of the suite, in report order: by workload, then
-// sequential, peers and ours.
+// sequential, peers and ours, as each workload's file lists them.
 func Suite(cfg Config) []Case {
-	var all []Case
-	all = append(all, fibCases(cfg)...)
-	all = append(all, treeCases(cfg)...)
-	all = append(all, quicksortCases(cfg)...)
-	all = append(all, sumCases(cfg)...)
-	all = append(all, submitCases(cfg)...)
-	if blitzSuite != nil {
-		for _, parking := range cfg.Parkings {
-			all = append(all, blitzSuite(cfg, parking)...)
-		}
-	}
-	// Stable order: workload, then the order rows were appended (seq,
-	// peers, ours), so tables read top to bottom the same every run.
-	order := map[string]int{}
-	for i, w := range Workloads {
-		order[w] = i
-	}
-	out := make([]Case, 0, len(all))
-	for _, w := range Workloads {
-		for _, c := range all {
-			if c.Workload == w {
-				out = append(out, c)
-			}
-		}
-	}
-	for _, c := range all {
-		if _, ok := order[c.Workload]; !ok {
-			out = append(out, c)
-		}
+	var out []Case
+	for _, w := range workloads {
+		out = append(out, w.cases(cfg)...)
 	}
 	return out
 }
@@ -257,17 +276,29 @@ func bind(c Case, body func(b *testing.B, c *Case)) Case {
 	return c
 }
 
-// measure runs the timed loop of a row: body once per op, counted, so the
-// row can report its per-item metric and its ratio to the sequential
-// baseline. It returns the number of ops run.
-func measure(b *testing.B, c *Case, body func()) {
+// measure is the timed loop of every row: body once per op, counted, so
+// the row can report its per-item metric, its ratio to the sequential
+// baseline and the context switches per op. prepare, if not nil, runs
+// before each op with the timer stopped (a fresh copy of a sort's input).
+func measure(b *testing.B, c *Case, prepare, body func()) {
 	b.ReportAllocs()
 	n := 0
+	before := readUsage()
 	for b.Loop() {
+		if prepare != nil {
+			b.StopTimer()
+			prepare()
+			b.StartTimer()
+		}
 		body()
 		n++
 	}
+	after := readUsage()
 	report(b, c, n)
+	if n > 0 && after.ok && before.ok {
+		b.ReportMetric(float64(after.nvcsw-before.nvcsw)/float64(n), "vcsw/op")
+		b.ReportMetric(float64(after.nivcsw-before.nivcsw)/float64(n), "ivcsw/op")
+	}
 }
 
 // report adds the custom metrics of a row: the per-item time and x-seq.

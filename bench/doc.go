@@ -5,7 +5,9 @@
 //	cd bench && go run .                  # the report: 5 interleaved repetitions, medians
 //	go run . -quick                       # a smoke run at tiny sizes (seconds)
 //	go run . -only 'Fib|Submit' -count 10 -out report.md
-//	go run . -parking all                 # futex, portable and spin parking side by side
+//	go run . -parking all                 # futex, portable, cond and spin parking side by side
+//	go run . -workers 1,2,4,8 -json a.json -raw a.txt
+//	go run . compare -charts out/ a.json b.json   # two machines or two commits
 //	go test -run '^$' -bench . -count 1   # the same rows as Go benchmarks, for benchstat
 //
 // # Why a module of its own
@@ -17,7 +19,10 @@
 //
 // # Vocabulary
 //
-// A workload is one problem (fib, tree-sum, quicksort, sum, submit). A row
+// A workload is one problem (fib, tree-sum, fork-join, quicksort, sum,
+// sort-f64, search, by-key, chunks-sum, enumerate, chain-sum, zip-dot,
+// flatten-sum, submit); each has one file holding all its implementations,
+// the pool's included (fib.go, tree.go, forkjoin.go, ...). A row
 // (Case) is one workload at one size, run by one implementation ("impl")
 // with one worker count. Implementations are of three kinds: seq, the
 // sequential baseline; peers, the ways Go programmers parallelise today
@@ -53,10 +58,54 @@
 //     outside the timed loop, and closed after it (conc's pool cannot be
 //     reused after Wait, so it is built per op, as its users do).
 //
+// # Blitz's table
+//
+// The report's second table reproduces every row of Blitz's published table
+// (BENCHMARKS.md in NerdMeNot/blitz, against Rayon) with its definitions:
+// fork-join at depth 10, 15 and 20 in ns per fork; fib(35) and fib(40)
+// parallel (sequential at n <= 20) and sequential; the sum of 10M float64;
+// sorts of 1M float64 random, sorted, reverse and equal; find and position
+// with an early match, position with the match in the middle, any with an
+// early match and with none, all passing, over the 10M int64 0..n-1;
+// minByKey |x - n/2| and maxByKey x; chunks(1000) summed; enumerate with a
+// no-op body; the sum of two chained 5M slices; a zipped dot product; the
+// sum of 1000 flattened slices of 10k; the run's peak memory and context
+// switches (getrusage). Each row gives the sequential time, the best plain-Go
+// version (goroutines and a WaitGroup: goChunks, goSearch, goroutines above a
+// cutoff) and the pool at the most workers per parking backend, with their
+// speedups over sequential: the figure that compares across machines and
+// languages (Blitz's own, where its table gives both times, is the last
+// column).
+//
+// # Parking: futex vs condvar
+//
+// With several backends (-parking all, or a list such as futex,cond) the
+// report ends with the probes of probe.go per backend: wake latency p50 and
+// p99 of a task posted to parked workers and to workers still in their
+// yielding idle rounds, idle CPU steady and in the 1-20 ms gaps between
+// bursts of parallel work, context switches (getrusage) for each, then
+// every workload's pool rows per backend.
+//
+// # Machine-readable output
+//
+// -json writes the whole report, every repetition of every row, the probes
+// and the machine identity (package topology's Identity and sysfs
+// topology: CPU model, features, caches, cores, SMT, NUMA nodes,
+// hypervisor, kernel; the build's GOAMD64/GOARM64 level, Go version and
+// commit; parking backends and worker counts). -raw writes the measurements
+// in go test -bench format with the identity as configuration lines, for
+// benchstat. `compare A.json B.json` matches rows by name and prints medians
+// with 95% confidence intervals, ratios with Mann-Whitney p-values
+// (golang.org/x/perf/benchmath) and each side's speedups; -charts DIR draws
+// speedup.png (speedup against workers per workload) and wake.png (wake
+// latency per backend) with gonum.org/v1/plot.
+//
 // # How a row is measured
 //
-// Every row is a func(*testing.B) written with b.Loop, b.ReportAllocs and
-// b.ReportMetric. Before its timed loop a row computes its answer once and
+// Every row is a func(*testing.B) whose timed loop is measure (case.go):
+// b.Loop, b.ReportAllocs, an untimed prepare where a row needs a fresh input
+// (the sorts), and b.ReportMetric for the per-item metric, x-seq and the
+// context switches per op. Before its timed loop a row computes its answer once and
 // fails b if it differs from the sequential answer, so a fast wrong row can
 // never print a figure. Its custom metrics are the per-item time (ns/join,
 // ns/node, ns/elem, ns/task) and x-seq, its time over the sequential time of
@@ -67,17 +116,20 @@
 // The report command runs the rows through testing.Benchmark, so `go run .`
 // needs nothing but the module. It repeats the whole list -count times,
 // interleaved (every row once, then every row again) so that drift on a
-// noisy machine spreads over all rows instead of biasing the last ones, and
-// prints for each workload and size the median ns/op, the per-item metric,
+// noisy machine spreads over all rows instead of biasing the last ones,
+// printing a progress line per row with the estimated time left (stderr).
+// It prints the verdict first (the pool's targets met and missed, and how
+// many of Blitz's rows the pool wins), then Blitz's table, then for each
+// workload and size the median ns/op, the per-item metric,
 // x-seq (ratio of medians), the ratio to the fastest peer row of the same
 // table, allocs/op and the spread (±half the range, in percent of the
 // median). Two summary tables follow: the speedup of every impl from the
-// fewest to the most workers, and the pool's targets checked against this
-// run. A row that fails its check is shown as FAILED with the reason and
+// fewest to the most workers, and, with several backends, the futex vs
+// condvar section. A row that fails its check is shown as FAILED with the reason and
 // the command exits 1.
 //
-// The same rows are the sub-benchmarks of BenchmarkFib, BenchmarkTreeSum,
-// BenchmarkQuicksort, BenchmarkSum and BenchmarkSubmit, named key=value
+// The same rows are the sub-benchmarks of one Benchmark function per
+// workload (BenchmarkFib, BenchmarkForkJoin, BenchmarkSortF64, ...), named key=value
 // (BenchmarkFib/n=30/impl=blitz-args/workers=1) for benchstat. With -short
 // they run at the quick sizes.
 package main

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/blitz-go/blitz"
 )
 
 // fib is the sequential baseline: the same recursion every parallel variant
@@ -82,6 +84,41 @@ func fibCase(n int, impl string, workers int, kind Kind) Case {
 	}
 }
 
+// fibArgs is fib with JoinArgs at every level: the pool's zero-allocation
+// join.
+func fibArgs(w *blitz.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	x, y := blitz.JoinArgs(w, fibArgs, n-1, fibArgs, n-2)
+	return x + y
+}
+
+// fibClosure is fib with Join and closures at every level.
+func fibClosure(w *blitz.Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	x, y := blitz.Join(w,
+		func(w *blitz.Worker) int { return fibClosure(w, n-1) },
+		func(w *blitz.Worker) int { return fibClosure(w, n-2) })
+	return x + y
+}
+
+// fibArg is the argument of fibArgsCutoff: n and the cutoff at or below
+// which it runs the sequential recursion.
+type fibArg struct{ n, cutoff int }
+
+// fibArgsCutoff joins with JoinArgs above the cutoff and runs fib below it:
+// "fib(n) parallel" of Blitz's table (cutoff 20 there).
+func fibArgsCutoff(w *blitz.Worker, a fibArg) int {
+	if a.n <= a.cutoff {
+		return fib(a.n)
+	}
+	x, y := blitz.JoinArgs(w, fibArgsCutoff, fibArg{a.n - 1, a.cutoff}, fibArgsCutoff, fibArg{a.n - 2, a.cutoff})
+	return x + y
+}
+
 // fibRow binds a fib implementation run(n) to a row: it checks the answer
 // once against fib(n), then times it.
 func fibRow(c Case, n int, run func(n int) int) Case {
@@ -89,22 +126,45 @@ func fibRow(c Case, n int, run func(n int) int) Case {
 		want := fib(n)
 		seqBaseline(c, nil, func() { keep(fib(n)) })
 		check(b, c, run(n), want)
-		measure(b, c, func() { keep(run(n)) })
+		measure(b, c, nil, func() { keep(run(n)) })
 	})
 }
 
+// fibPoolRows are the pool's rows of fib(n) with fn at the root.
+func fibPoolRows(cfg Config, n int, impl string, fn func(w *blitz.Worker) int) []Case {
+	return poolRows(cfg, func(w int) Case { return fibCase(n, impl, w, KindBlitz) },
+		func(b *testing.B, c *Case, p *blitz.Pool) (func(), func()) {
+			seqBaseline(c, nil, func() { keep(fib(n)) })
+			check(b, c, blitz.Do(p, fn), fib(n))
+			return nil, func() { keep(blitz.Do(p, fn)) }
+		})
+}
+
+// fibCases are the fib rows: sequential, a goroutine per fork, goroutines
+// above a cutoff, and the pool's joins in both forms; then Blitz's table's
+// fib(35) and fib(40), parallel above n = 20.
 func fibCases(cfg Config) []Case {
 	s := cfg.Sizes
 	var out []Case
-	for _, n := range []int{s.Fib, s.FibNoCutoff, s.FibSpeedup} {
+	for _, n := range append([]int{s.Fib, s.FibNoCutoff, s.FibSpeedup}, s.FibTable...) {
 		out = append(out, fibRow(fibCase(n, "seq", 1, KindSeq), n, fib))
 	}
 	for _, w := range cfg.Workers {
-		w := w
 		cutoff := s.FibCutoff
 		out = append(out, procsRow(fibRow(fibCase(s.FibNoCutoff, "goroutine-wg", w, KindPeer), s.FibNoCutoff, fibGo), w))
 		out = append(out, procsRow(fibRow(fibCase(s.Fib, "goroutine-wg-cutoff", w, KindPeer), s.Fib,
 			func(n int) int { return fibGoCutoff(n, cutoff) }), w))
+		for _, n := range s.FibTable {
+			out = append(out, procsRow(fibRow(fibCase(n, "goroutine-wg-cutoff", w, KindPeer), n,
+				func(n int) int { return fibGoCutoff(n, s.FibTableCut) }), w))
+		}
+	}
+	out = append(out, fibPoolRows(cfg, s.Fib, "blitz-args", func(w *blitz.Worker) int { return fibArgs(w, s.Fib) })...)
+	out = append(out, fibPoolRows(cfg, s.Fib, "blitz-closure", func(w *blitz.Worker) int { return fibClosure(w, s.Fib) })...)
+	out = append(out, fibPoolRows(cfg, s.FibSpeedup, "blitz-args", func(w *blitz.Worker) int { return fibArgs(w, s.FibSpeedup) })...)
+	for _, n := range s.FibTable {
+		arg := fibArg{n, s.FibTableCut}
+		out = append(out, fibPoolRows(cfg, n, "blitz-args-cutoff", func(w *blitz.Worker) int { return fibArgsCutoff(w, arg) })...)
 	}
 	return out
 }

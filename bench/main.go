@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,31 +18,34 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// parkingNames are the backends -parking accepts; "all" runs each.
-var parkingNames = []string{"auto", "futex", "portable", "spin"}
-
 // run is the report command: it parses args, runs the suite and prints the
 // report to stdout (progress to stderr). It returns the exit status: 0 when
 // every row ran and matched the sequential answer, 1 when a row failed, 2 on
 // bad flags.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "compare" {
+		return runCompare(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run . [flags]\n\n"+
-			"Runs the Blitz for Go benchmark suite (fork-join and submit workloads, our pool\n"+
-			"against sequential code, goroutines, ants, pond, errgroup and conc) and prints\n"+
-			"median figures per workload, impl and worker count.\n\nflags:\n")
+		fmt.Fprintf(stderr, "usage: go run . [flags]\n       go run . compare [flags] A.json B.json\n\n"+
+			"Runs the Blitz for Go benchmark suite (Blitz's table, fork-join, data-parallel and\n"+
+			"submit workloads: our pool against sequential code, goroutines, ants, pond,\n"+
+			"errgroup and conc) and prints the verdict, then median figures per workload, impl\n"+
+			"and worker count. compare puts two JSON reports side by side.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
 	count := fs.Int("count", 5, "repetitions of every row, interleaved; medians are reported")
 	quick := fs.Bool("quick", false, "tiny sizes and one iteration per row: a smoke run that checks every row, not figures")
 	only := fs.String("only", "", "run only rows whose benchmark name matches this regexp (e.g. 'Fib|Submit', 'impl=blitz')")
-	parking := fs.String("parking", "auto", "blitz parking backend: auto, futex, portable, spin, or all (side by side)")
-	workers := fs.String("workers", "1,2", "comma-separated worker counts (GOMAXPROCS limits for the goroutine peers)")
+	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side)")
+	workers := fs.String("workers", defaultWorkers(), "comma-separated increasing worker counts (GOMAXPROCS limits for the goroutine peers), at most the CPUs allowed")
 	benchtime := fs.String("benchtime", "", "per-row benchmark time or count, as go test's -benchtime (default 1s; 1x with -quick)")
 	out := fs.String("out", "", "also write the report as Markdown to this file")
 	raw := fs.String("raw", "", "also write every measurement in go test -bench format (for benchstat) to this file")
+	jsonOut := fs.String("json", "", "also write the report, with the machine's identity, as JSON to this file (input of compare)")
+	probes := fs.Bool("probes", true, "run the parking probes (wake latency, idle CPU) after the rows")
 	quiet := fs.Bool("q", false, "no progress lines on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -51,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args)}
+	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args), Probes: *probes}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err != nil {
@@ -95,7 +101,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *out != "" {
-		if err := writeMarkdownFile(*out, rep); err != nil {
+		if err := writeFile(*out, rep.WriteMarkdown); err != nil {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+			return 1
+		}
+	}
+	if *jsonOut != "" {
+		if err := writeFile(*jsonOut, rep.WriteJSON); err != nil {
 			fmt.Fprintf(stderr, "bench: %v\n", err)
 			return 1
 		}
@@ -107,32 +119,56 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func writeMarkdownFile(path string, rep *Report) error {
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := rep.WriteMarkdown(f); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
 	return f.Close()
 }
 
-// parseParking turns the -parking value into the backends to run.
+// parseParking turns the -parking value into the backends to run: one
+// name, a comma-separated list, or all.
 func parseParking(s string) ([]string, error) {
 	if s == "all" {
 		return parkingNames, nil
 	}
-	for _, p := range parkingNames {
-		if s == p {
-			return []string{s}, nil
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(parkingNames, f) {
+			return nil, fmt.Errorf("bad -parking %q: want one of %s, a comma-separated list of them, or all", s, strings.Join(parkingNames, ", "))
 		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("bad -parking %q: %s named twice", s, f)
+		}
+		out = append(out, f)
 	}
-	return nil, fmt.Errorf("bad -parking %q: want one of %s or all", s, strings.Join(parkingNames, ", "))
+	return out, nil
 }
 
-// parseWorkers parses the -workers list: positive, distinct, increasing.
+// allowedCPUs is the number of CPUs this process may run on.
+func allowedCPUs() int { return runtime.NumCPU() }
+
+// defaultWorkers is -workers' default: 1, 2 and the CPUs allowed.
+func defaultWorkers() string {
+	ws := []string{"1"}
+	if n := allowedCPUs(); n >= 2 {
+		ws = append(ws, "2")
+		if n > 2 {
+			ws = append(ws, strconv.Itoa(n))
+		}
+	}
+	return strings.Join(ws, ",")
+}
+
+// parseWorkers parses the -workers list: positive, increasing, at most the
+// CPUs allowed.
 func parseWorkers(s string) ([]int, error) {
 	var ws []int
 	for _, f := range strings.Split(s, ",") {
@@ -143,15 +179,22 @@ func parseWorkers(s string) ([]int, error) {
 		if len(ws) > 0 && n <= ws[len(ws)-1] {
 			return nil, fmt.Errorf("bad -workers %q: counts must increase", s)
 		}
+		if n > allowedCPUs() {
+			return nil, fmt.Errorf("bad -workers %q: %d is more than the %d CPUs this process may use", s, n, allowedCPUs())
+		}
 		ws = append(ws, n)
 	}
 	return ws, nil
 }
 
 // commandLine is the command as a shell would take it back: arguments
-// outside [A-Za-z0-9_./=,:+-] are single-quoted.
+// outside [A-Za-z0-9_./=,:+-] are single-quoted. The program is "go run ."
+// when go run (or go test) built it, else the binary's name.
 func commandLine(args []string) string {
 	parts := []string{"go", "run", "."}
+	if len(os.Args) > 0 && !strings.Contains(os.Args[0], "go-build") {
+		parts = []string{"./" + filepath.Base(os.Args[0])}
+	}
 	for _, a := range args {
 		safe := a != ""
 		for _, r := range a {

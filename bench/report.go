@@ -26,6 +26,7 @@ type Options struct {
 	Progress  io.Writer      // one line per measured row as it finishes; nil for none
 	Raw       io.Writer      // every measurement in `go test -bench` format, for benchstat; nil for none
 	Command   string         // the command line, printed in the report's header
+	Probes    bool           // run the parking probes (the "futex vs condvar" section) after the rows
 }
 
 // Result is every measurement of one row.
@@ -35,6 +36,8 @@ type Result struct {
 	Allocs  []float64 // heap allocations per op
 	Metric  []float64 // the row's custom unit (ns/join, ns/task, ...)
 	XSeq    []float64 // the x-seq metric the row reported
+	VCSW    []float64 // voluntary context switches per op
+	IVCSW   []float64 // involuntary context switches per op
 	Err     string    // why the row failed, if it did
 }
 
@@ -49,6 +52,16 @@ type Report struct {
 	// Capacity is the machine's parallel capacity at the most workers,
 	// measured once per repetition (see parallelCapacity).
 	Capacity []float64
+	// Resolved maps each -parking name to the backend it resolved to, or
+	// to "unavailable: why".
+	Resolved map[string]string
+	// Probes are the parking probes, one per backend, when they ran.
+	Probes []ParkProbe
+	// PeakRSS is the process's peak resident set size at the end of the
+	// rows (getrusage), VCSW and IVCSW its context switches over them; 0
+	// where getrusage does not exist.
+	PeakRSS     int64
+	VCSW, IVCSW int64
 }
 
 // RunSuite runs the selected rows Count times each through testing.Benchmark
@@ -94,20 +107,30 @@ func RunSuite(opts Options) (*Report, error) {
 // runCases runs the given rows for RunSuite (opts already checked and
 // defaulted, the benchtime already set).
 func runCases(opts Options, sizes Sizes, cases []Case) (*Report, error) {
-	rep := &Report{Machine: DetectMachine(), Options: opts, Sizes: sizes, Started: time.Now()}
+	rep := &Report{Machine: DetectMachine(), Options: opts, Sizes: sizes, Started: time.Now(), Resolved: map[string]string{}}
+	for _, name := range opts.Parkings {
+		if got, err := resolveParking(name); err != nil {
+			rep.Resolved[name] = "unavailable: " + err.Error()
+		} else {
+			rep.Resolved[name] = got
+		}
+	}
 	for _, c := range cases {
 		rep.Results = append(rep.Results, &Result{Case: c})
 	}
 	if opts.Raw != nil {
-		writeRawHeader(opts.Raw, rep.Machine)
+		writeRawHeader(opts.Raw, rep)
 	}
+	prog := progress{w: opts.Progress, total: opts.Count * len(cases), start: time.Now()}
 	var failed []string
+	u0 := readUsage()
 	for i := 0; i < opts.Count; i++ {
 		if maxW := slices.Max(opts.Workers); maxW > 1 {
 			rep.Capacity = append(rep.Capacity, parallelCapacity(maxW))
 		}
 		for _, res := range rep.Results {
 			if res.Err != "" {
+				prog.step(res.Case.FullName(), "skipped (failed before)")
 				continue // a row that failed once is not run again
 			}
 			r := testing.Benchmark(res.Case.Bench)
@@ -118,26 +141,36 @@ func runCases(opts Options, sizes Sizes, cases []Case) (*Report, error) {
 				}
 				res.Err = msg
 				failed = append(failed, res.Case.FullName()+": "+msg)
-				if opts.Progress != nil {
-					fmt.Fprintf(opts.Progress, "[%d/%d] %s FAILED: %s\n", i+1, opts.Count, res.Case.FullName(), msg)
-				}
+				prog.step(res.Case.FullName(), "FAILED: "+msg)
 				continue
 			}
 			ns := float64(r.T.Nanoseconds()) / float64(r.N)
 			res.NsPerOp = append(res.NsPerOp, ns)
 			res.Allocs = append(res.Allocs, float64(r.MemAllocs)/float64(r.N))
-			if v, ok := r.Extra[res.Case.Unit]; ok {
-				res.Metric = append(res.Metric, v)
+			for unit, dst := range map[string]*[]float64{res.Case.Unit: &res.Metric, "x-seq": &res.XSeq, "vcsw/op": &res.VCSW, "ivcsw/op": &res.IVCSW} {
+				if v, ok := r.Extra[unit]; ok {
+					*dst = append(*dst, v)
+				}
 			}
-			if v, ok := r.Extra["x-seq"]; ok {
-				res.XSeq = append(res.XSeq, v)
-			}
-			if opts.Progress != nil {
-				fmt.Fprintf(opts.Progress, "[%d/%d] %-70s %12s/op\n", i+1, opts.Count, res.Case.FullName(), fmtNs(ns))
-			}
+			prog.step(res.Case.FullName(), fmtNs(ns)+"/op")
 			if opts.Raw != nil {
 				fmt.Fprintf(opts.Raw, "%s-%d\t%s\t%s\n", res.Case.FullName(), rep.Machine.GOMAXPROCS, r.String(), r.MemString())
 			}
+		}
+	}
+	if u1 := readUsage(); u0.ok && u1.ok {
+		rep.PeakRSS, rep.VCSW, rep.IVCSW = u1.maxRSS, u1.nvcsw-u0.nvcsw, u1.nivcsw-u0.nivcsw
+	}
+	if opts.Probes {
+		sz := fullProbeSizes()
+		if opts.Quick {
+			sz = quickProbeSizes()
+		}
+		for _, name := range opts.Parkings {
+			if opts.Progress != nil {
+				fmt.Fprintf(opts.Progress, "probe: parking %s, %d workers\n", name, slices.Max(opts.Workers))
+			}
+			rep.Probes = append(rep.Probes, runProbe(name, slices.Max(opts.Workers), sz))
 		}
 	}
 	rep.Elapsed = time.Since(rep.Started)
@@ -145,6 +178,27 @@ func runCases(opts Options, sizes Sizes, cases []Case) (*Report, error) {
 		return rep, fmt.Errorf("%d row(s) failed:\n  %s", len(failed), strings.Join(failed, "\n  "))
 	}
 	return rep, nil
+}
+
+// progress prints one line per measured row: its position in the run, the
+// share done and an estimate of the time left (the mean time per row so
+// far times the rows left).
+type progress struct {
+	w     io.Writer
+	total int
+	done  int
+	start time.Time
+}
+
+func (p *progress) step(name, what string) {
+	p.done++
+	if p.w == nil {
+		return
+	}
+	el := time.Since(p.start)
+	left := time.Duration(float64(el) / float64(p.done) * float64(p.total-p.done))
+	fmt.Fprintf(p.w, "[%d/%d %3.0f%% %s left] %-72s %s\n", p.done, p.total, 100*float64(p.done)/float64(p.total),
+		left.Round(time.Second), name, what)
 }
 
 // setBenchtime sets the testing package's -test.benchtime (registering the
@@ -163,9 +217,24 @@ func setBenchtime(v string) (restore func(), err error) {
 	return func() { _ = fl.Value.Set(prev) }, nil
 }
 
-// writeRawHeader writes the lines benchstat reads for the configuration.
-func writeRawHeader(w io.Writer, m Machine) {
+// writeRawHeader writes the configuration lines benchstat reads ("key:
+// value", keys without spaces), so the raw file carries the machine
+// identity as the JSON report does.
+func writeRawHeader(w io.Writer, r *Report) {
+	m := r.Machine
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/blitz-go/blitz/bench\ncpu: %s\n", m.GOOS, m.GOARCH, m.CPUModel)
+	for _, kv := range [][2]string{
+		{"arch-level", m.ArchLevel}, {"go-version", m.GoVersion}, {"commit", m.Commit},
+		{"kernel", m.Kernel}, {"hypervisor", m.Hypervisor}, {"vendor", m.Vendor},
+		{"features", strings.Join(m.Features, " ")}, {"caches", strings.Join(m.Caches, ", ")},
+		{"num-cpu", fmt.Sprint(m.NumCPU)}, {"allowed-cpus", fmt.Sprint(m.Allowed)}, {"cores", fmt.Sprint(m.Cores)},
+		{"smt", fmt.Sprint(m.SMT)}, {"numa-nodes", fmt.Sprint(m.NUMANodes)},
+		{"parking", r.parkingLine()}, {"workers", fmt.Sprint(r.Options.Workers)},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
+		}
+	}
 }
 
 // median of xs (NaN when empty).
@@ -274,7 +343,10 @@ func (r *Report) showParking() bool {
 }
 
 func (r *Report) tables() []table {
-	var out []table
+	out := []table{r.targetsTable()}
+	if t := r.blitzTable(); len(t.rows) > 0 {
+		out = append(out, t)
+	}
 	for _, g := range r.groups() {
 		if len(g.rows) == 0 {
 			continue
@@ -327,10 +399,7 @@ func (r *Report) tables() []table {
 	if s := r.scalingTable(); len(s.rows) > 0 {
 		out = append(out, s)
 	}
-	if t := r.targetsTable(); len(t.rows) > 0 {
-		out = append(out, t)
-	}
-	return out
+	return append(out, r.parkingTables()...)
 }
 
 // workloadNote says what one op of a workload is.
@@ -351,6 +420,15 @@ func workloadNote(workload string, s Sizes) string {
 	case "submit":
 		return "one op = tasks trivial tasks submitted from one goroutine, then waited for; pools are built once per row " +
 			"(conc: per op, it cannot be reused); peers run GOMAXPROCS=workers with pools of that size"
+	case "fork-join":
+		return fmt.Sprintf("one op = a join at every node of a recursion of that depth that does nothing else; ns/fork divides by its 2^(depth+1)-1 nodes; "+
+			"goroutine-wg-top forks goroutines at the top %d levels only", joinGoLevels)
+	case "sort-f64":
+		return fmt.Sprintf("one op = sorting a fresh copy of the float64 input (the copy is untimed): slices.Sort, a goroutine per partition above %d "+
+			"finishing with slices.Sort, blitz.Sort", sortGoCutoff)
+	case "search", "by-key", "chunks-sum", "enumerate", "chain-sum", "zip-dot", "flatten-sum":
+		return "one op = the layer call against the loop and GOMAXPROCS goroutines over contiguous pieces (goSearch stops early), " +
+			"with Blitz's table's predicates and inputs (see the workload's file)"
 	}
 	return ""
 }
@@ -424,15 +502,19 @@ func (r *Report) find(workload, params, impl string, workers int, parking string
 	return nil
 }
 
-// targetsTable checks the pool's targets (issue 4) against this run.
+// targetsTable checks the pool's performance targets against this run.
 func (r *Report) targetsTable() table {
 	t := table{
-		title:  "targets",
+		title:  "verdict: targets met and missed",
 		header: []string{"target", "parking", "measured", "goal", "met"},
 	}
 	if r.Options.Quick {
 		t.notes = append(t.notes, "quick sizes: these figures say nothing about speed")
 	}
+	if len(r.Capacity) > 0 {
+		t.notes = append(t.notes, fmt.Sprintf("the machine's parallel capacity at %d workers during this run: %s (see scaling)", r.maxWorkers(), fmtRatio(median(r.Capacity))))
+	}
+	t.notes = append(t.notes, r.blitzTableVerdict()...)
 	t.notes = append(t.notes, "a one-worker pool has no thieves, so it pops its joins without the Chase-Lev fence: "+
 		"its ns/join is about half of a stealable worker's, which lowers the 1 -> 2 worker speedup below; "+
 		"the speedup of the stealable path alone is BenchmarkFibGeneralPath against BenchmarkFib in the root package "+
@@ -500,6 +582,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "command: %s\n", r.Options.Command)
 	}
 	fmt.Fprintf(w, "%s\n", r.runLine())
+	fmt.Fprintf(w, "%s\n", r.Machine.Details())
 	for _, t := range r.tables() {
 		fmt.Fprintf(w, "\n== %s\n", t.title)
 		for _, n := range t.notes {
@@ -526,7 +609,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "- command: `%s`\n", r.Options.Command)
 	}
 	fmt.Fprintf(w, "- %s\n", r.runLine())
-	for _, t := range r.tables() {
+	fmt.Fprintf(w, "- %s\n", r.Machine.Details())
+	return writeMarkdownTables(w, r.tables())
+}
+
+// writeMarkdownTables prints tables as Markdown sections.
+func writeMarkdownTables(w io.Writer, tables []table) error {
+	for _, t := range tables {
 		fmt.Fprintf(w, "\n## %s\n\n", t.title)
 		for _, n := range t.notes {
 			fmt.Fprintf(w, "%s.  \n", n)
@@ -568,12 +657,8 @@ func (r *Report) runLine() string {
 			bt = "1x"
 		}
 	}
-	pool := "blitz rows: built in"
-	if !blitzAvailable {
-		pool = "blitz rows: NOT built in (peers only)"
-	}
-	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %v, parking %s, %s; took %s; ratios are of medians, x-seq and vs best peer are time ratios (below 1 is faster)",
-		r.Options.Count, mode, bt, r.Options.Workers, r.parkingLine(), pool, r.Elapsed.Round(time.Second))
+	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %v, parking %s; took %s; ratios are of medians, x-seq and vs best peer are time ratios (below 1 is faster)",
+		r.Options.Count, mode, bt, r.Options.Workers, r.parkingLine(), r.Elapsed.Round(time.Second))
 }
 
 // parkingLine names the backends run, with what each resolved to.
@@ -581,10 +666,10 @@ func (r *Report) parkingLine() string {
 	var parts []string
 	for _, name := range r.Options.Parkings {
 		desc := name
-		if resolveParking != nil {
-			if got, err := resolveParking(name); err != nil {
-				desc += " (unavailable: " + err.Error() + ")"
-			} else if got != name {
+		if got, ok := r.Resolved[name]; ok && got != name {
+			if strings.HasPrefix(got, "unavailable") {
+				desc += " (" + got + ")"
+			} else {
 				desc += " (= " + got + ")"
 			}
 		}

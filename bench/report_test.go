@@ -2,176 +2,205 @@ package main
 
 import (
 	"bytes"
-	"fmt"
+	"encoding/json"
+	"flag"
+	"image/png"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
-// watchdog runs f and fails the test with every goroutine's stack if f does
-// not return within d, instead of hanging the test binary.
-func watchdog(t *testing.T, d time.Duration, f func()) {
+var update = flag.Bool("update", false, "rewrite the golden files under testdata from the recorded reports")
+
+// The recorded inputs: two JSON reports of the same quick run, one from
+// this amd64 machine and one from an arm64 build under qemu-aarch64 (see
+// testdata/README).
+const (
+	recordedA = "testdata/report-amd64.json"
+	recordedB = "testdata/report-arm64.json"
+)
+
+// golden compares got with the golden file, or rewrites it under -update.
+func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		t.Fatalf("no result after %v; goroutines:\n%s", d, buf[:n])
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), string(got), "%s differs; if the change is intended, run go test -run %s -update", path, t.Name())
+}
+
+// TestGoldenReport renders a recorded JSON report as text and Markdown.
+func TestGoldenReport(t *testing.T) {
+	for _, path := range []string{recordedA, recordedB} {
+		rep, err := readJSONFile(path)
+		require.NoError(t, err)
+		var txt, md bytes.Buffer
+		require.NoError(t, rep.WriteText(&txt))
+		require.NoError(t, rep.WriteMarkdown(&md))
+		base := strings.TrimSuffix(path, ".json")
+		golden(t, base+".txt", txt.Bytes())
+		golden(t, base+".md", md.Bytes())
+
+		// The verdict comes first, then Blitz's table.
+		titles := regexp.MustCompile(`(?m)^== (.*)$`).FindAllStringSubmatch(txt.String(), -1)
+		require.GreaterOrEqual(t, len(titles), 3)
+		assert.Equal(t, "verdict: targets met and missed", titles[0][1])
+		assert.True(t, strings.HasPrefix(titles[1][1], "Blitz's table"), titles[1][1])
+		assert.Contains(t, txt.String(), "futex vs condvar: wake latency and idle cost")
+		assert.Contains(t, txt.String(), "futex vs condvar: throughput per workload")
 	}
 }
 
-// expectedRows are the rows the quick report must print: table title, impl,
-// workers. Written out by hand, so a row that disappears from the suite fails
-// here. Our pool's rows are expected when blitz.go is built in.
-func expectedRows() [][3]string {
-	rows := [][3]string{
-		{"fib n=12", "seq", "1"},
-		{"fib n=10", "seq", "1"},
-		{"fib n=14", "seq", "1"},
-		{"tree-sum depth=10", "seq", "1"},
-		{"quicksort n=5000", "seq", "1"},
-		{"sum n=100000", "seq", "1"},
-	}
-	for _, w := range []string{"1", "2"} {
-		rows = append(rows,
-			[3]string{"fib n=10", "goroutine-wg", w},
-			[3]string{"fib n=12", "goroutine-wg-cutoff", w},
-			[3]string{"tree-sum depth=10", "goroutine-wg-cutoff", w},
-			[3]string{"quicksort n=5000", "goroutine-wg-cutoff", w},
-			[3]string{"sum n=100000", "goroutine-chunks", w},
-		)
-		for _, impl := range []string{"chan-workers", "pond", "ants", "errgroup-limit", "go-wg", "conc"} {
-			rows = append(rows, [3]string{"submit tasks=500", impl, w})
+// TestJSONSchema: a recorded report reads back and writes out byte for
+// byte, so the schema is stable, and carries the whole machine identity.
+func TestJSONSchema(t *testing.T) {
+	for _, path := range []string{recordedA, recordedB} {
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		rep, err := ReadJSON(bytes.NewReader(raw))
+		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, rep.WriteJSON(&out))
+		assert.Equal(t, string(raw), out.String(), "%s does not round-trip", path)
+
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal(raw, &doc))
+		assert.Equal(t, jsonSchema, doc["schema"])
+		m, ok := doc["machine"].(map[string]any)
+		require.True(t, ok)
+		for _, key := range []string{"goos", "goarch", "arch_level", "go_version", "commit", "num_cpu", "allowed_cpus", "cpu_model",
+			"features", "caches", "cores", "smt", "numa_nodes", "kernel"} {
+			assert.Contains(t, m, key, "%s: machine lacks %s", path, key)
 		}
-		if blitzAvailable {
-			rows = append(rows,
-				[3]string{"fib n=12", "blitz-args", w},
-				[3]string{"fib n=12", "blitz-closure", w},
-				[3]string{"fib n=14", "blitz-args", w},
-				[3]string{"tree-sum depth=10", "blitz-args", w},
-				[3]string{"tree-sum depth=10", "blitz-closure", w},
-				[3]string{"quicksort n=5000", "blitz-args", w},
-				[3]string{"quicksort n=5000", "blitz-closure", w},
-				[3]string{"sum n=100000", "blitz-for", w},
-				[3]string{"sum n=100000", "blitz-mapreduce", w},
-				[3]string{"submit tasks=500", "blitz", w},
-			)
+		for _, key := range []string{"workers", "parkings", "parking_resolved", "rows", "probes", "capacity", "peak_rss_bytes"} {
+			assert.Contains(t, doc, key, "%s lacks %s", path, key)
 		}
 	}
-	return rows
 }
 
-// parseTextTables reads the tables of a text report: title -> rows of fields.
-func parseTextTables(out string) map[string][][]string {
-	tables := map[string][][]string{}
-	title := ""
-	header := false
-	for _, line := range strings.Split(out, "\n") {
-		switch {
-		case strings.HasPrefix(line, "== "):
-			title = strings.TrimPrefix(line, "== ")
-			header = true
-		case title == "" || strings.TrimSpace(line) == "":
-		case strings.HasPrefix(line, "   ") && !strings.HasPrefix(line, "    ") && header:
-			// a note line (three spaces); table cells are padded otherwise
-		case header:
-			header = false // the column header
-		default:
-			tables[title] = append(tables[title], strings.Fields(line))
-		}
+func TestReadJSONRejects(t *testing.T) {
+	raw, err := os.ReadFile(recordedA)
+	require.NoError(t, err)
+	for _, tc := range []struct{ old, new, msg string }{
+		{`"schema": "blitz-bench/1"`, `"schema": "blitz-bench/0"`, "schema"},
+		{`"kind": "seq"`, `"kind": "sequential"`, "unknown kind"},
+		{`"impl": "seq"`, `"impl": "other"`, "does not match"},
+		{`"count":`, `"counts":`, "unknown field"},
+	} {
+		bad := strings.Replace(string(raw), tc.old, tc.new, 1)
+		require.NotEqual(t, string(raw), bad, "the recorded report lacks %s", tc.old)
+		_, err := ReadJSON(strings.NewReader(bad))
+		require.Error(t, err, tc.new)
+		assert.Contains(t, err.Error(), tc.msg)
 	}
-	return tables
 }
 
-// TestReportQuick runs the report command in quick mode, exercising every row
-// of the suite for correctness (each checks its result against the
-// sequential answer and the command exits 1 if one does not), and checks
-// that the text and Markdown tables hold every expected row with a figure.
-func TestReportQuick(t *testing.T) {
+// TestGoldenCompare compares the two recorded reports and draws the charts.
+func TestGoldenCompare(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"compare", "-charts", dir, recordedA, recordedB}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	golden(t, "testdata/compare.txt", stdout.Bytes())
+	for _, name := range []string{"speedup.png", "wake.png"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		require.NoError(t, err)
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		require.NoError(t, err, name)
+		assert.Greater(t, cfg.Width, 100, name)
+	}
+	a, err := readJSONFile(recordedA)
+	require.NoError(t, err)
+	b, err := readJSONFile(recordedB)
+	require.NoError(t, err)
+	cmp := Compare(a, b, "amd64", "arm64")
+	require.NotEmpty(t, cmp.Rows)
+	for _, r := range cmp.Rows {
+		assert.Equal(t, r.A.Case.FullName(), r.B.Case.FullName())
+		assert.InDelta(t, median(r.B.NsPerOp)/median(r.A.NsPerOp), r.Ratio, 1e-12)
+		assert.Equal(t, r.Cmp.P < r.Cmp.Alpha, r.Significant)
+	}
+
+	for _, args := range [][]string{{"compare", recordedA}, {"compare", recordedA, "testdata/missing.json"}} {
+		stderr.Reset()
+		assert.Equal(t, 2, run(args, &stdout, &stderr), args)
+		assert.NotEmpty(t, stderr.String())
+	}
+}
+
+// TestSuiteRuns is the seconds-long run of the whole suite: every row at
+// quick sizes, twice, with every backend this system has, the probes
+// included. Every row checks its answer against the sequential one; the
+// JSON must hold every row with two measurements and a probe per backend.
+func TestSuiteRuns(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	md := filepath.Join(t.TempDir(), "report.md")
-	raw := filepath.Join(t.TempDir(), "raw.txt")
+	parking := "all"
+	if runtime.GOOS != "linux" {
+		parking = "portable,spin,cond" // futex parking is Linux-only
+	}
+	workers, ws := "1", []int{1}
+	if runtime.NumCPU() >= 2 {
+		workers, ws = "1,2", []int{1, 2}
+	}
+	dir := t.TempDir()
+	js, raw, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "raw.txt"), filepath.Join(dir, "r.md")
 	var stdout, stderr bytes.Buffer
 	code := -1
-	watchdog(t, 2*time.Minute, func() {
-		code = run([]string{"-quick", "-count", "2", "-q", "-out", md, "-raw", raw}, &stdout, &stderr)
+	watchdog(t, 4*time.Minute, func() {
+		code = run([]string{"-quick", "-count", "2", "-workers", workers, "-parking", parking, "-json", js, "-raw", raw, "-out", md}, &stdout, &stderr)
 	})
-	if code != 0 {
-		t.Fatalf("exit status %d, stderr:\n%s\nstdout:\n%s", code, stderr.String(), stdout.String())
+	require.Equal(t, 0, code, "stderr:\n%s", stderr.String())
+
+	parkings, err := parseParking(parking)
+	require.NoError(t, err)
+	want := Suite(Config{Sizes: QuickSizes(), Parkings: parkings, Workers: ws})
+	rep, err := readJSONFile(js)
+	require.NoError(t, err)
+	require.Len(t, rep.Results, len(want))
+	for i, res := range rep.Results {
+		assert.Equal(t, want[i].FullName(), res.Case.FullName())
+		assert.Empty(t, res.Err, res.Case.FullName())
+		assert.Len(t, res.NsPerOp, 2, res.Case.FullName())
 	}
+	require.Len(t, rep.Probes, len(parkings))
+	for _, pr := range rep.Probes {
+		assert.Empty(t, pr.Err, pr.Parking)
+		assert.Len(t, pr.WakeParkedNs, quickProbeSizes().wakes, pr.Parking)
+		assert.Len(t, pr.WakeYieldNs, quickProbeSizes().wakes, pr.Parking)
+	}
+	// Every row of Blitz's table is in the report.
 	out := stdout.String()
-	for _, want := range []string{"machine: ", runtime.Version(), "quick sizes"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
+	for _, br := range blitzTableRows(QuickSizes()) {
+		assert.Contains(t, out, br.label)
 	}
-	tables := parseTextTables(out)
-	mdBytes, err := os.ReadFile(md)
-	if err != nil {
-		t.Fatal(err)
+	assert.Contains(t, out, "Peak Memory")
+	// Progress: every measured row once, with the count and the time left.
+	lines := regexp.MustCompile(`(?m)^\[(\d+)/(\d+) +\d+% \S+ left\] `).FindAllStringSubmatch(stderr.String(), -1)
+	require.Len(t, lines, 2*len(want))
+	assert.Equal(t, lines[len(lines)-1][1], lines[len(lines)-1][2])
+	// The raw file is benchstat's input: the identity, then two lines a row.
+	rawText, err := os.ReadFile(raw)
+	require.NoError(t, err)
+	for _, key := range []string{"goarch: ", "cpu: ", "commit: ", "kernel: ", "go-version: ", "parking: ", "numa-nodes: "} {
+		assert.Contains(t, string(rawText), "\n"+key)
 	}
-	mdText := string(mdBytes)
-	rawBytes, err := os.ReadFile(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := expectedRows()
-	for _, r := range want {
-		title, impl, workers := r[0], r[1], r[2]
-		found := false
-		for _, fields := range tables[title] {
-			if len(fields) >= 4 && fields[0] == impl && fields[1] == workers {
-				found = true
-				if strings.HasPrefix(fields[2], "FAILED") || fields[2] == "-" {
-					t.Errorf("%s %s workers=%s has no figure: %v", title, impl, workers, fields)
-				}
-				if fields[len(fields)-1] != "2" {
-					t.Errorf("%s %s workers=%s ran %s times, want 2", title, impl, workers, fields[len(fields)-1])
-				}
-			}
-		}
-		if !found {
-			t.Errorf("text report lacks row %s / %s / workers=%s", title, impl, workers)
-		}
-		if !strings.Contains(mdText, fmt.Sprintf("| %s | %s | ", impl, workers)) || !strings.Contains(mdText, "## "+title+"\n") {
-			t.Errorf("markdown report lacks row %s / %s / workers=%s", title, impl, workers)
-		}
-	}
-	// Every row printed is an expected one: nothing unaccounted for.
-	rows := 0
-	for title, tab := range tables {
-		if title == "scaling" || title == "targets" {
-			continue
-		}
-		rows += len(tab)
-	}
-	if rows != len(want) {
-		t.Errorf("report has %d rows, want %d:\n%s", rows, len(want), out)
-	}
-	if !strings.Contains(out, "parallel capacity during this run") {
-		t.Errorf("report lacks the parallel capacity note:\n%s", out)
-	}
-	if len(tables["scaling"]) == 0 {
-		t.Errorf("report lacks the scaling table:\n%s", out)
-	}
-	if blitzAvailable && len(tables["targets"]) == 0 {
-		t.Errorf("report lacks the targets table:\n%s", out)
-	}
-	// The raw output holds two measurements per row, in go test's format.
-	if n := strings.Count(string(rawBytes), " ns/op"); n != 2*len(want) {
-		t.Errorf("raw output has %d measurements, want %d", n, 2*len(want))
-	}
+	assert.Equal(t, 2*len(want), strings.Count(string(rawText), " ns/op"))
+	mdText, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.Contains(t, string(mdText), "## verdict: targets met and missed")
 }
 
 // TestReportFailsOnWrongAnswer checks that a row whose result differs from
@@ -179,9 +208,7 @@ func TestReportQuick(t *testing.T) {
 // from the table silently.
 func TestReportFailsOnWrongAnswer(t *testing.T) {
 	restore, err := setBenchtime("1x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer restore()
 	broken := fibRow(fibCase(10, "broken", 1, KindPeer), 10, func(n int) int { return fib(n) + 1 })
 	good := fibRow(fibCase(10, "seq", 1, KindSeq), 10, fib)
@@ -189,22 +216,13 @@ func TestReportFailsOnWrongAnswer(t *testing.T) {
 	watchdog(t, time.Minute, func() {
 		rep, err = runCases(Options{Count: 2, Parkings: []string{"auto"}, Workers: []int{1}}, QuickSizes(), []Case{good, broken})
 	})
-	if err == nil {
-		t.Fatal("a wrong answer did not fail the run")
-	}
-	if !strings.Contains(err.Error(), "impl=broken") || !strings.Contains(err.Error(), "want 55") {
-		t.Errorf("error does not name the row and the answer: %v", err)
-	}
+	require.Error(t, err, "a wrong answer did not fail the run")
+	assert.Contains(t, err.Error(), "impl=broken")
+	assert.Contains(t, err.Error(), "want 55")
 	var out bytes.Buffer
-	if err := rep.WriteText(&out); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "FAILED: result 56, want 55") {
-		t.Errorf("table does not show the failure:\n%s", out.String())
-	}
-	if len(rep.Results[0].NsPerOp) != 2 {
-		t.Errorf("the good row ran %d times, want 2", len(rep.Results[0].NsPerOp))
-	}
+	require.NoError(t, rep.WriteText(&out))
+	assert.Contains(t, out.String(), "FAILED: result 56, want 55")
+	assert.Len(t, rep.Results[0].NsPerOp, 2, "the good row must run every repetition")
 }
 
 // TestBadFlags checks that bad flags get a clear message and exit status 2.
@@ -214,61 +232,46 @@ func TestBadFlags(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"-parking", "condvar"}, `bad -parking "condvar"`},
+		{[]string{"-parking", "cond,cond"}, "cond named twice"},
 		{[]string{"-workers", "2,1"}, "counts must increase"},
 		{[]string{"-workers", "0"}, "positive integers"},
 		{[]string{"-workers", "x"}, "positive integers"},
+		{[]string{"-workers", "1,100000"}, "more than the"},
 		{[]string{"-only", "("}, "bad -only pattern"},
 		{[]string{"-only", "NoSuchBenchmark", "-quick"}, "no benchmark matches"},
 		{[]string{"-count", "0", "-quick"}, "count must be at least 1"},
-		{[]string{"-benchtime", "soon", "-quick"}, `bad -benchtime "soon"`},
+		{[]string{"-benchtime", "soon", "-quick", "-workers", "1"}, `bad -benchtime "soon"`},
 		{[]string{"extra"}, "unexpected arguments"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(tc.args, &stdout, &stderr); code != 2 {
-			t.Errorf("%v: exit status %d, want 2", tc.args, code)
-		}
-		if !strings.Contains(stderr.String(), tc.msg) {
-			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.msg)
-		}
+		assert.Equal(t, 2, run(tc.args, &stdout, &stderr), tc.args)
+		assert.Contains(t, stderr.String(), tc.msg, tc.args)
 	}
 }
 
-// TestOnlyAndParkingAll checks -only filtering and that -parking all runs our
-// rows once per backend (or, without the pool built in, runs the peers once).
-func TestOnlyAndParkingAll(t *testing.T) {
-	parking, backends := "all", len(parkingNames)
-	if runtime.GOOS != "linux" {
-		// The futex backend is Linux-only: its rows would fail by design.
-		parking, backends = "portable", 1
+func TestParseParkingAndWorkers(t *testing.T) {
+	ps, err := parseParking("all")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"auto", "futex", "portable", "spin", "cond"}, ps)
+	ps, err = parseParking("futex, cond")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"futex", "cond"}, ps)
+
+	ws, err := parseWorkers(defaultWorkers())
+	require.NoError(t, err)
+	assert.Equal(t, 1, ws[0])
+	assert.Equal(t, min(runtime.NumCPU(), 2), ws[min(1, len(ws)-1)])
+	assert.Equal(t, runtime.NumCPU(), slices.Max(ws))
+}
+
+func TestProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := progress{w: &buf, total: 4, start: time.Now()}
+	for i := 0; i < 4; i++ {
+		p.step("BenchmarkX/impl=seq/workers=1", "1.00µs/op")
 	}
-	var stdout, stderr bytes.Buffer
-	code := -1
-	watchdog(t, time.Minute, func() {
-		code = run([]string{"-quick", "-count", "1", "-q", "-only", "Submit", "-parking", parking}, &stdout, &stderr)
-	})
-	if code != 0 {
-		t.Fatalf("exit status %d, stderr:\n%s", code, stderr.String())
-	}
-	tables := parseTextTables(stdout.String())
-	if len(tables) == 0 {
-		t.Fatalf("no tables:\n%s", stdout.String())
-	}
-	for title := range tables {
-		if !strings.HasPrefix(title, "submit") && title != "scaling" && title != "targets" {
-			t.Errorf("-only Submit printed table %q", title)
-		}
-	}
-	sub := tables["submit tasks=500"]
-	wantRows := 2 * len(submitters)
-	if blitzAvailable {
-		wantRows += 2 * backends
-	}
-	if len(sub) != wantRows {
-		t.Errorf("submit table has %d rows, want %d:\n%s", len(sub), wantRows, stdout.String())
-	}
-	for _, fields := range sub {
-		if len(fields) < 4 || strings.HasPrefix(fields[3], "FAILED") {
-			t.Errorf("row without a figure: %v", fields)
-		}
-	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	require.Len(t, lines, 4)
+	assert.True(t, strings.HasPrefix(lines[0], "[1/4  25% "), lines[0])
+	assert.True(t, strings.HasPrefix(lines[3], "[4/4 100% 0s left]"), lines[3])
 }

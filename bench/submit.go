@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/alitto/pond/v2"
+	"github.com/blitz-go/blitz"
 	"github.com/panjf2000/ants/v2"
 	"github.com/sourcegraph/conc/pool"
 	"golang.org/x/sync/errgroup"
@@ -190,16 +191,45 @@ func submitRow(c Case, tasks, workers int, open func(workers int, task func()) (
 			}
 		}
 		one()
-		measure(b, c, one)
+		measure(b, c, nil, one)
 	})
 }
 
+// openBlitz returns the opener of a pool with the given backend: Go from
+// one goroutine, the same task as the peers.
+func openBlitz(parking string) func(workers int, task func()) (func(int) error, func() error, error) {
+	return func(workers int, task func()) (func(int) error, func() error, error) {
+		p, err := openPool(workers, parking)
+		if err != nil {
+			return nil, nil, err
+		}
+		wtask := func(*blitz.Worker) { task() }
+		op := func(n int) error {
+			for i := 0; i < n; i++ {
+				if err := p.Go(wtask); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		return op, p.Close, nil
+	}
+}
+
+// submitCases are the submit rows: every peer, then the pool per backend.
 func submitCases(cfg Config) []Case {
 	tasks := cfg.Sizes.Tasks
 	var out []Case
 	for _, w := range cfg.Workers {
 		for _, s := range submitters {
 			out = append(out, procsRow(submitRow(submitCase(tasks, s.impl, w, KindPeer), tasks, w, s.open), w))
+		}
+	}
+	for _, parking := range cfg.Parkings {
+		for _, w := range cfg.Workers {
+			c := submitCase(tasks, "blitz", w, KindBlitz)
+			c.Parking = parking
+			out = append(out, submitRow(c, tasks, w, openBlitz(parking)))
 		}
 	}
 	return out

@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
+	"math"
+	"sync/atomic"
 	"testing"
+
+	"github.com/blitz-go/blitz"
 )
 
 // sumInput returns n float64 whose sum is exact in any order: small integers
@@ -31,23 +33,8 @@ func sumSeq(xs []float64) float64 {
 // sumGo splits xs into GOMAXPROCS contiguous chunks, one goroutine each: the
 // usual hand-written parallel loop in Go.
 func sumGo(xs []float64) float64 {
-	p := runtime.GOMAXPROCS(0)
-	partial := make([]float64, p)
-	var wg sync.WaitGroup
-	wg.Add(p)
-	for i := 0; i < p; i++ {
-		lo, hi := i*len(xs)/p, (i+1)*len(xs)/p
-		go func(i int) {
-			partial[i] = sumSeq(xs[lo:hi])
-			wg.Done()
-		}(i)
-	}
-	wg.Wait()
-	var s float64
-	for _, x := range partial {
-		s += x
-	}
-	return s
+	return goChunks(len(xs), func(lo, hi int) float64 { return sumSeq(xs[lo:hi]) },
+		func(a, b float64) float64 { return a + b })
 }
 
 // sumCase returns a parallel-for sum row; the metric is ns per element.
@@ -63,6 +50,29 @@ func sumCase(n int, impl string, workers int, kind Kind) Case {
 	}
 }
 
+// sumFor sums xs with For: each chunk adds its partial sum into one shared
+// total with a CAS loop (a few hundred chunks per op, so the CAS is noise).
+func sumFor(w *blitz.Worker, xs []float64, grain int) float64 {
+	var total atomic.Uint64
+	blitz.For(w, 0, len(xs), grain, func(_ *blitz.Worker, lo, hi int) {
+		s := sumSeq(xs[lo:hi])
+		for {
+			old := total.Load()
+			if total.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+s)) {
+				return
+			}
+		}
+	})
+	return math.Float64frombits(total.Load())
+}
+
+// sumMapReduce sums xs with MapReduce.
+func sumMapReduce(w *blitz.Worker, xs []float64, grain int) float64 {
+	return blitz.MapReduce(w, 0, len(xs), grain, 0.0,
+		func(_ *blitz.Worker, lo, hi int) float64 { return sumSeq(xs[lo:hi]) },
+		func(a, b float64) float64 { return a + b })
+}
+
 // sumRow binds a sum to a row; the input is built once, outside the timed loop.
 func sumRow(c Case, n int, run func(xs []float64) float64) Case {
 	return bind(c, func(b *testing.B, c *Case) {
@@ -70,15 +80,38 @@ func sumRow(c Case, n int, run func(xs []float64) float64) Case {
 		want := sumSeq(xs)
 		seqBaseline(c, nil, func() { keep(sumSeq(xs)) })
 		check(b, c, run(xs), want)
-		measure(b, c, func() { keep(run(xs)) })
+		measure(b, c, nil, func() { keep(run(xs)) })
 	})
 }
 
+// sumCases are the sum rows ("sum (10M)" of Blitz's table): sequential,
+// GOMAXPROCS goroutines over chunks, and the pool's For, MapReduce and the
+// layer's Sum.
 func sumCases(cfg Config) []Case {
-	n := cfg.Sizes.SumN
+	n, grain := cfg.Sizes.SumN, cfg.Sizes.SumGrain
 	out := []Case{sumRow(sumCase(n, "seq", 1, KindSeq), n, sumSeq)}
 	for _, w := range cfg.Workers {
 		out = append(out, procsRow(sumRow(sumCase(n, "goroutine-chunks", w, KindPeer), n, sumGo), w))
+	}
+	for _, impl := range []struct {
+		name string
+		sum  func(p *blitz.Pool, xs []float64) float64
+	}{
+		{"blitz-for", func(p *blitz.Pool, xs []float64) float64 {
+			return blitz.Do(p, func(w *blitz.Worker) float64 { return sumFor(w, xs, grain) })
+		}},
+		{"blitz-mapreduce", func(p *blitz.Pool, xs []float64) float64 {
+			return blitz.Do(p, func(w *blitz.Worker) float64 { return sumMapReduce(w, xs, grain) })
+		}},
+		{"blitz-sum", func(p *blitz.Pool, xs []float64) float64 { return blitz.Sum(p, xs) }},
+	} {
+		out = append(out, poolRows(cfg, func(w int) Case { return sumCase(n, impl.name, w, KindBlitz) },
+			func(b *testing.B, c *Case, p *blitz.Pool) (func(), func()) {
+				xs := sumInput(n)
+				seqBaseline(c, nil, func() { keep(sumSeq(xs)) })
+				check(b, c, impl.sum(p, xs), sumSeq(xs))
+				return nil, func() { keep(impl.sum(p, xs)) }
+			})...)
 	}
 	return out
 }

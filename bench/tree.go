@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/blitz-go/blitz"
 )
 
 // node is a binary tree node. The tree is a pointer structure, as in rayon's
@@ -87,6 +89,26 @@ func treeCase(depth int, impl string, workers int, kind Kind) Case {
 	}
 }
 
+// treeArgs sums a tree with JoinArgs at every node.
+func treeArgs(w *blitz.Worker, n *node) int64 {
+	if n == nil {
+		return 0
+	}
+	l, r := blitz.JoinArgs(w, treeArgs, n.left, treeArgs, n.right)
+	return n.val + l + r
+}
+
+// treeClosure sums a tree with Join and closures at every node.
+func treeClosure(w *blitz.Worker, n *node) int64 {
+	if n == nil {
+		return 0
+	}
+	l, r := blitz.Join(w,
+		func(w *blitz.Worker) int64 { return treeClosure(w, n.left) },
+		func(w *blitz.Worker) int64 { return treeClosure(w, n.right) })
+	return n.val + l + r
+}
+
 // treeRow binds a tree-sum implementation to a row. The tree is built once,
 // outside the timed loop, and dropped when the row ends.
 func treeRow(c Case, depth int, run func(root *node) int64) Case {
@@ -94,10 +116,12 @@ func treeRow(c Case, depth int, run func(root *node) int64) Case {
 		root := buildTree(depth)
 		seqBaseline(c, nil, func() { keep(treeSum(root)) })
 		check(b, c, run(root), treeWant(depth))
-		measure(b, c, func() { keep(run(root)) })
+		measure(b, c, nil, func() { keep(run(root)) })
 	})
 }
 
+// treeCases are the tree-sum rows: sequential, goroutines above a cutoff
+// depth, and the pool's joins at every node in both forms.
 func treeCases(cfg Config) []Case {
 	s := cfg.Sizes
 	depth, cutoff := s.TreeDepth, s.TreeCutoff
@@ -105,6 +129,19 @@ func treeCases(cfg Config) []Case {
 	for _, w := range cfg.Workers {
 		out = append(out, procsRow(treeRow(treeCase(depth, "goroutine-wg-cutoff", w, KindPeer), depth,
 			func(root *node) int64 { return treeSumGo(root, depth, cutoff) }), w))
+	}
+	for _, impl := range []struct {
+		name string
+		sum  func(w *blitz.Worker, n *node) int64
+	}{{"blitz-args", treeArgs}, {"blitz-closure", treeClosure}} {
+		out = append(out, poolRows(cfg, func(w int) Case { return treeCase(depth, impl.name, w, KindBlitz) },
+			func(b *testing.B, c *Case, p *blitz.Pool) (func(), func()) {
+				root := buildTree(depth)
+				seqBaseline(c, nil, func() { keep(treeSum(root)) })
+				run := func(w *blitz.Worker) int64 { return impl.sum(w, root) }
+				check(b, c, blitz.Do(p, run), treeWant(depth))
+				return nil, func() { keep(blitz.Do(p, run)) }
+			})...)
 	}
 	return out
 }

@@ -1,7 +1,12 @@
 package topology
 
 import (
+	"bufio"
+	"bytes"
+	"os"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/klauspost/cpuid/v2"
 	"golang.org/x/sys/cpu"
@@ -32,6 +37,17 @@ type Identity struct {
 	// Features lists the instruction-set features that matter to this
 	// project (fences, atomics, vector widths), as x/sys/cpu detects them.
 	Features []string
+
+	// ModelName is /proc/cpuinfo's "model name" where the kernel gives
+	// one, else Brand; empty if neither is known.
+	ModelName string
+	// Hypervisor names the hypervisor the machine runs under ("KVM",
+	// "VMware", ...), "unknown" when the CPU says it is virtual but not
+	// whose, and empty on bare metal (or an undetected hypervisor).
+	Hypervisor string
+	// Kernel is the operating system and its release ("linux 6.8.0-45"),
+	// or just runtime.GOOS where the release is not readable.
+	Kernel string
 }
 
 // HostIdentity returns the Identity of the running machine.
@@ -56,6 +72,17 @@ func HostIdentity() Identity {
 	}
 	if id.Vendor == "" && c.VendorID != cpuid.VendorUnknown {
 		id.Vendor = c.VendorID.String()
+	}
+	info, _ := os.ReadFile("/proc/cpuinfo")
+	model, virtualFlag := parseCPUInfo(info, runtime.GOARCH)
+	id.ModelName = model
+	if id.ModelName == "" {
+		id.ModelName = strings.TrimSpace(id.Brand)
+	}
+	id.Hypervisor = hypervisorName(c, virtualFlag)
+	id.Kernel = runtime.GOOS
+	if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil && len(bytes.TrimSpace(rel)) > 0 {
+		id.Kernel += " " + string(bytes.TrimSpace(rel))
 	}
 	id.Known = id.Vendor != "" || id.Brand != "" || len(id.Features) > 0
 	return id
@@ -93,4 +120,53 @@ func hostFeatures() []string {
 		}
 	}
 	return out
+}
+
+// parseCPUInfo returns the processor model of a /proc/cpuinfo text and
+// whether its flags include "hypervisor" (the CPUID bit x86 guests see).
+// The model is the first "model name" on x86; elsewhere the first "CPU
+// implementer" and "CPU part" (arm64 kernels print no model name). An
+// emulator such as qemu-user may show the host's file, so only the keys of
+// the running arch are read.
+func parseCPUInfo(text []byte, arch string) (model string, hypervisor bool) {
+	x86 := arch == "amd64" || arch == "386"
+	var implementer, part string
+	sc := bufio.NewScanner(bytes.NewReader(text))
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		key, val, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		switch {
+		case x86 && key == "model name" && model == "":
+			model = val
+		case x86 && key == "flags":
+			hypervisor = hypervisor || slices.Contains(strings.Fields(val), "hypervisor")
+		case !x86 && key == "CPU implementer" && implementer == "":
+			implementer = val
+		case !x86 && key == "CPU part" && part == "":
+			part = val
+		}
+	}
+	if !x86 && implementer != "" {
+		model = "CPU implementer " + implementer + " part " + part
+	}
+	return model, hypervisor
+}
+
+// hypervisorName names the hypervisor from cpuid's vendor leaf, else says
+// "unknown" when /proc/cpuinfo flags the CPU as virtual, else "".
+func hypervisorName(c cpuid.CPUInfo, virtualFlag bool) string {
+	if c.HypervisorVendorID != cpuid.VendorUnknown {
+		return c.HypervisorVendorID.String()
+	}
+	if v := strings.TrimSpace(strings.Trim(c.HypervisorVendorString, "\x00")); v != "" {
+		return v
+	}
+	if virtualFlag {
+		return "unknown"
+	}
+	return ""
 }

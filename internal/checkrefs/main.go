@@ -33,9 +33,16 @@ import (
 )
 
 // external lists file names that the repository's text cites from other
-// projects; they are not looked for.
+// projects, and names that stand for files a command writes or a reader
+// supplies; they are not looked for.
 var external = map[string]bool{
 	"lock_futex.go": true, // the Go runtime's futex lock, cited by futex_linux.go
+	"BENCHMARKS.md": true, // Blitz's (Zig) published table, which bench/ reproduces
+
+	// bench's compare: the reports a reader compares and the charts it writes.
+	"A.json": true, "B.json": true, "big.json": true,
+	"here-raw.txt": true, "there-raw.txt": true,
+	"speedup.png": true, "wake.png": true,
 }
 
 // refPattern matches a path-like word: path elements of letters, digits, '_',
