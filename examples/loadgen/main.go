@@ -250,12 +250,12 @@ func sweep(ctx context.Context, f flags) error {
 
 // parseParking parses a blitz parking backend name.
 func parseParking(s string) (blitz.Parking, error) {
-	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingSpin} {
+	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingCond, blitz.ParkingSpin} {
 		if k.String() == s {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown parking backend %q (want auto, futex, portable or spin)", s)
+	return 0, fmt.Errorf("unknown parking backend %q (want auto, futex, portable, cond or spin)", s)
 }
 
 func cpuModel() string {

@@ -32,7 +32,7 @@ func main() {
 		size     = flag.Int("work", work.DefaultSize, "bytes hashed per request (sets the CPU cost per request)")
 		capacity = flag.Int("capacity", 64, "requests waiting for a worker before 503 (ants and blitz modes)")
 		workers  = flag.Int("workers", 0, "ants and blitz pool workers (0: GOMAXPROCS)")
-		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex or portable (see server.Config.Parking)")
+		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex, portable or cond (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 	)
 	flag.Parse()
@@ -55,8 +55,10 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 		parking = blitz.ParkingFutex
 	case "portable":
 		parking = blitz.ParkingPortable
+	case "cond":
+		parking = blitz.ParkingCond
 	default:
-		return fmt.Errorf("unknown parking backend %q (want auto, futex or portable)", parkingName)
+		return fmt.Errorf("unknown parking backend %q (want auto, futex, portable or cond)", parkingName)
 	}
 	h, err := work.New(size)
 	if err != nil {

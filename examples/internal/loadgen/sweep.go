@@ -49,13 +49,13 @@ func ParseTarget(s string) (Target, error) {
 	if m != server.Blitz {
 		return Target{}, fmt.Errorf("loadgen: target %q: only the blitz mode takes a parking backend", s)
 	}
-	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingSpin} {
+	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingCond, blitz.ParkingSpin} {
 		if k.String() == parking {
 			t.Parking = k
 			return t, nil
 		}
 	}
-	return Target{}, fmt.Errorf("loadgen: target %q: unknown parking backend %q (want auto, futex, portable or spin)", s, parking)
+	return Target{}, fmt.Errorf("loadgen: target %q: unknown parking backend %q (want auto, futex, portable, cond or spin)", s, parking)
 }
 
 // A Starter starts a server for the given target and returns its /work URL
