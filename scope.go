@@ -133,38 +133,3 @@ func (st *scopeState) taskDone() {
 		}
 	}
 }
-
-// spawnJob is a task of a scope, parked in a spawn slot while queued.
-type spawnJob struct {
-	st *scopeState
-	fn func(*Worker, *Scope)
-}
-
-// run runs the task on w. On a worker other than the scope's owner it marks
-// the worker as running a task of st (Worker.scope) for as long as the task
-// runs, so that the owner, waiting, may steal what the task pushes; the mark
-// is cleared before the task is counted done and before w pushes anything
-// else.
-func (j *spawnJob) run(w *Worker) {
-	st := j.st
-	d := w.depth
-	var outer *scopeState
-	marked := st.owner != w
-	if marked {
-		outer = w.scope.Load()
-		w.scope.Store(st)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			st.record(unwinding(recover()))
-			w.depth = d
-		}
-		if marked {
-			w.scope.Store(outer)
-		}
-		st.taskDone()
-	}()
-	j.fn(w, &Scope{st: st, w: w})
-	ok = true
-}

@@ -6,7 +6,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/deque"
@@ -111,14 +110,6 @@ const (
 	waitCall                      // a call into another pool (DoFrom)
 )
 
-// work is one job found by findWork: a deque ref, or a submitted task with
-// its submit time (0 when it is not sampled).
-type work struct {
-	ref jobRef
-	inj task
-	enq int64
-}
-
 // push publishes a ref on the worker's deque and tells the sleep protocol
 // (which wakes a sleeper only if no idle worker can take it). A pool of one
 // worker skips the sleep protocol: the only worker is the one pushing, so
@@ -149,61 +140,6 @@ func (w *Worker) findWork() (work, bool) {
 		return work{inj: j, enq: enq}, true
 	}
 	return work{}, false
-}
-
-// execute runs one found job.
-func (w *Worker) execute(wk work) {
-	w.stats.bump(&w.stats.executed)
-	if wk.inj != nil {
-		w.runTask(wk.inj, wk.enq)
-		return
-	}
-	w.executeRef(wk.ref)
-}
-
-// executeRef runs the job a deque ref names: a join's second half (frame) or
-// a spawned scope task (slot).
-func (w *Worker) executeRef(r jobRef) {
-	if r.kind() == kindFrame {
-		w.runFrame(w.pool.workers[r.worker()].frames.at(r.index()))
-		return
-	}
-	sp := &w.pool.spawns
-	s := sp.slot(r.index())
-	j := s.job
-	s.job = nil
-	sp.free(r.index())
-	j.run(w)
-}
-
-// runTask runs a submitted task, recovers its panic and hands it (or its
-// Goexit) to the task's finish, records it in the worker's metrics (its
-// queue wait and run time if it was sampled: enq != 0) and counts it
-// finished, however it ended.
-func (w *Worker) runTask(t task, enq int64) {
-	p := w.pool
-	var start int64
-	if enq != 0 {
-		start = p.now()
-	}
-	d := w.depth
-	returned := false
-	defer func() {
-		var pe *PanicError
-		if !returned {
-			pe = unwinding(recover())
-			w.depth = d
-		}
-		t.finish(w, pe, !returned && pe == nil)
-		var wait, run time.Duration
-		if enq != 0 {
-			wait, run = time.Duration(start-enq), time.Duration(p.now()-start)
-		}
-		w.metrics.done(wait, run, enq != 0, pe != nil)
-		p.rootDone(w)
-	}()
-	t.run(w)
-	returned = true
 }
 
 // run is the body of a worker goroutine.
