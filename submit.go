@@ -231,3 +231,152 @@ func (j *callJob[T]) outcome() T {
 	}
 	return j.result
 }
+
+// TryGo submits fn like Go but never blocks: when the pool has a capacity
+// (WithCapacity) and the queue is full it returns ErrQueueFull at once, fn
+// never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
+// once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
+func (p *Pool) TryGo(fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: TryGo with a nil function")
+	}
+	return p.submit(context.Background(), goJob(fn), false)
+}
+
+// GoContext submits fn like Go, waiting for room in a full queue until ctx
+// ends; then it returns an error wrapping ctx.Err() and fn never runs. A
+// GoContext from a task of the pool itself never waits (it is let in over
+// the bound, as Go is). A nil fn or a nil ctx panics.
+func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: GoContext with a nil function")
+	}
+	if ctx == nil {
+		panic("blitz: GoContext with a nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blitz: GoContext: %w", err)
+	}
+	return p.submit(ctx, goJob(fn), true)
+}
+
+// DoContext runs fn on a worker of p and returns its result: the
+// submit-and-wait form for request handlers. It waits for room in a full
+// queue and then for the result, until ctx ends:
+//
+//   - ctx ends while waiting for room, or while the task is still queued:
+//     the task is withdrawn and never runs; the error wraps ctx.Err().
+//   - ctx ends while the task runs: DoContext returns at once with an error
+//     wrapping ctx.Err(); the task runs to its end and its result is
+//     dropped (pass ctx into fn if it should stop early).
+//   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
+//     value and the stack where it happened; the worker and the pool go on.
+//   - fn calls runtime.Goexit: ErrGoexit.
+//   - the pool is closed: ErrClosed.
+//
+// Unlike Do, DoContext never panics for these and never exits the caller's
+// goroutine. A nil fn or a nil ctx panics.
+func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	return doContext(ctx, p, fn, true, "DoContext")
+}
+
+// TryDo is DoContext that does not wait for room: with a full queue it
+// returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
+// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
+// panics.
+func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	return doContext(ctx, p, fn, false, "TryDo")
+}
+
+// doContext is DoContext (wait true) and TryDo (wait false); name is the
+// function the caller called, for panic messages and errors.
+func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
+	var zero T
+	if fn == nil {
+		panic("blitz: " + name + " with a nil function")
+	}
+	if ctx == nil {
+		panic("blitz: " + name + " with a nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("blitz: %s: %w", name, err)
+	}
+	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	if err := p.submit(ctx, j, wait); err != nil {
+		return zero, err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if j.state.CompareAndSwap(callQueued, callWithdrawn) {
+			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
+		}
+		select {
+		case <-j.done: // finished meanwhile: the result is here
+		default:
+			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
+		}
+	}
+	switch {
+	case j.panicked != nil:
+		return zero, j.panicked
+	case j.goexit:
+		return zero, ErrGoexit
+	}
+	return j.result, nil
+}
+
+// submit accepts a task from any goroutine. With a full bounded queue it
+// refuses with ErrQueueFull (wait false) or waits for room until ctx ends
+// (wait true). It refuses with ErrClosed once Close has begun.
+func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
+	pos, b, r := p.inj.tryClaim()
+	if r == claimFull {
+		if !wait {
+			p.rejected.Add(1)
+			return ErrQueueFull
+		}
+		var err error
+		if pos, b, r, err = p.waitClaim(ctx); err != nil {
+			return err
+		}
+	}
+	if r == claimClosed {
+		return ErrClosed
+	}
+	var enq int64
+	if pos&p.sampleMask == 0 {
+		enq = p.now()
+	}
+	p.inj.publish(pos, b, t, enq)
+	// Whether the queue was empty is asked only if a worker sleeps: it
+	// loads head, a line the consumers write on every pop.
+	p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)
+	return nil
+}
+
+// waitClaim waits for room in the full bounded queue and claims a position,
+// or returns ctx's error. A submission from a task of the pool is let in
+// over the bound at once: it would otherwise wait for work that its own
+// worker must run (with one worker, a certain deadlock).
+func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, error) {
+	if p.inTask() {
+		pos, b, r := p.inj.claim()
+		return pos, b, r, nil
+	}
+	done := ctx.Done()
+	for {
+		ch := p.inj.room.register()
+		pos, b, r := p.inj.tryClaim()
+		if r != claimFull {
+			p.inj.room.cancel(ch)
+			return pos, b, r, nil
+		}
+		select {
+		case <-ch:
+		case <-done:
+			p.inj.room.cancel(ch)
+			return 0, nil, claimFull, fmt.Errorf("blitz: waiting for room in the queue: %w", ctx.Err())
+		}
+	}
+}
