@@ -29,8 +29,7 @@ type Pool struct {
 	// hasInjectedJobs.
 	queueWasEmpty func() bool
 
-	inj    injector
-	spawns spawnSlots
+	inj injector
 
 	// Completion. Every submitted task is counted once on the worker
 	// that finished it (Worker.roots; a withdrawn DoContext task counts

@@ -11,7 +11,7 @@ import (
 // and are all finished when Worker.Scope returns. Spawned tasks may spawn
 // more into the same scope.
 //
-// Each function the scope calls receives its own *Scope, bound to the worker
+// Each function the scope calls receives a *Scope bound to the worker
 // running it; like a *Worker it must be used only by that function, on its
 // goroutine, while the function runs.
 type Scope struct {
@@ -70,7 +70,7 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 			}
 		}
 	}()
-	fn(&Scope{st: st, w: w})
+	fn(w.scopeFor(st))
 	phase = scopeWaiting
 	st.taskDone()
 	w.waitScope(st)
@@ -108,10 +108,25 @@ func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 		panic("blitz: Spawn on a finished scope")
 	}
 	w := s.w
-	sp := &w.pool.spawns
-	i := sp.alloc()
-	sp.slot(i).job = &spawnJob{st: st, fn: fn}
-	w.push(spawnRef(i))
+	i := w.spawns.alloc()
+	sl := w.spawns.slot(i)
+	sl.st, sl.fn = st, fn
+	w.push(spawnRef(w.index, i))
+}
+
+// scopeFor returns the *Scope that a function of st running on w receives:
+// the body (Worker.Scope) or a task (Worker.runSpawn). A Scope never changes
+// after it is made, so the functions of one scope that run on one worker may
+// share it: w keeps the last one it made and makes another only for another
+// scope. The kept one keeps its scope's state reachable until w enters
+// another scope: one per worker.
+func (w *Worker) scopeFor(st *scopeState) *Scope {
+	if s := w.lastScope; s != nil && s.st == st {
+		return s
+	}
+	s := &Scope{st: st, w: w}
+	w.lastScope = s
+	return s
 }
 
 // record notes a panic (pe != nil) or a Goexit (pe == nil), as classified

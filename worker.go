@@ -46,6 +46,10 @@ type Worker struct {
 	rng      uint64   // xorshift64* state for random victims
 	waitKind waitKind // what the innermost wait (wait.go) waits for
 
+	// lastScope is the *Scope this worker last handed to a function of a
+	// scope (scopeFor), reused for the next function of the same scope.
+	lastScope *Scope
+
 	// scope is the scope whose spawned task this worker runs for another
 	// worker (the scope's owner), nil when it runs none. Written by the
 	// worker goroutine around each such task (spawnJob.run), loaded by the
@@ -90,6 +94,11 @@ type Worker struct {
 	metrics taskMetrics
 
 	_ atomics.Pad
+
+	// spawns parks the tasks this worker spawned while their refs are
+	// queued (spawnslots.go): alloc by the worker goroutine, take by
+	// whichever worker wins a ref.
+	spawns spawnSlots
 
 	frames frameStack
 }
@@ -137,7 +146,7 @@ func (w *Worker) findWork() (work, bool) {
 		return work{ref: r}, true
 	}
 	if j, enq, ok := w.pool.inj.pop(); ok {
-		return work{inj: j, enq: enq}, true
+		return work{ref: taskRef, task: j, enq: enq}, true
 	}
 	return work{}, false
 }
