@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -141,4 +142,20 @@ func runChild(t *testing.T, name string, env ...string) string {
 	require.NoError(t, err, "child test failed:\n%s", out)
 	require.Contains(t, string(out), "--- PASS: "+name)
 	return string(out)
+}
+
+// requirePanicMessage asserts that f panics with exactly msg.
+func requirePanicMessage(t *testing.T, msg string, f func()) {
+	t.Helper()
+	assert.PanicsWithValue(t, msg, f)
+}
+
+// requireTaskPanics runs f on a worker of p and requires it to panic with
+// msg, which reaches the caller as the Value of a *PanicError.
+func requireTaskPanics(t *testing.T, p *Pool, msg string, f func(w *Worker)) {
+	t.Helper()
+	v := catchPanic(func() { p.Run(f) })
+	pe, ok := v.(*PanicError)
+	require.True(t, ok, "panic %v (%T), want a *PanicError", v, v)
+	assert.Equal(t, msg, pe.Value)
 }

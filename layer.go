@@ -39,7 +39,7 @@ func enterLayer(name string, r Runner, fn func(w *Worker)) {
 		onWorker(w, func(w *Worker) struct{} { fn(w); return struct{}{} })
 		return
 	}
-	r.enter(fn)
+	r.enter(name, fn)
 }
 
 // doLayer is enterLayer with a result. On a *Pool it is Do, whose job
@@ -49,7 +49,7 @@ func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
 	if w, ok := r.(*Worker); ok {
 		return onWorker(w, fn)
 	}
-	return Do(r.(*Pool), fn)
+	return do(r.(*Pool), fn, name)
 }
 
 // onWorker calls fn(w), re-panicking a panic as a *PanicError (recover

@@ -298,7 +298,7 @@ func (p *Pool) Close() error {
 // before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	if ctx == nil {
-		panic("blitz: Shutdown with a nil context")
+		panic("blitz: Pool.Shutdown: nil context")
 	}
 	if p.inTask() {
 		return ErrCloseInTask

@@ -50,7 +50,7 @@ const (
 // exits after all finished. A nil fn panics.
 func (w *Worker) Scope(fn func(s *Scope)) {
 	if fn == nil {
-		panic("blitz: Scope with a nil function")
+		panic("blitz: Worker.Scope: nil function")
 	}
 	st := &scopeState{owner: w}
 	st.pending.Store(1)
@@ -101,11 +101,11 @@ func (w *Worker) settleScope(st *scopeState) {
 // Scope call has returned, or a nil fn, panics.
 func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 	if fn == nil {
-		panic("blitz: Spawn with a nil function")
+		panic("blitz: Scope.Spawn: nil function")
 	}
 	st := s.st
 	if st.pending.Add(1) == 1 {
-		panic("blitz: Spawn on a finished scope")
+		panic("blitz: Scope.Spawn: the scope has finished")
 	}
 	w := s.w
 	i := w.spawns.alloc()

@@ -157,21 +157,14 @@ func TestScopeGoexit(t *testing.T) {
 
 func TestScopeMisuse(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
-		if v := catchPanic(func() { Do(p, func(w *Worker) int { w.Scope(nil); return 0 }) }); v == nil {
-			t.Error("Scope(nil) did not panic")
-		}
-		if v := catchPanic(func() {
-			Do(p, func(w *Worker) int { w.Scope(func(s *Scope) { s.Spawn(nil) }); return 0 })
-		}); v == nil {
-			t.Error("Spawn(nil) did not panic")
-		}
+		requireTaskPanics(t, p, "blitz: Worker.Scope: nil function", func(w *Worker) { w.Scope(nil) })
+		requireTaskPanics(t, p, "blitz: Scope.Spawn: nil function", func(w *Worker) {
+			w.Scope(func(s *Scope) { s.Spawn(nil) })
+		})
 		var leaked *Scope
 		doW(t, p, func(w *Worker) int { w.Scope(func(s *Scope) { leaked = s }); return 0 })
-		v := catchPanic(func() {
-			Do(p, func(w *Worker) int { leaked.Spawn(func(*Worker, *Scope) {}); return 0 })
+		requireTaskPanics(t, p, "blitz: Scope.Spawn: the scope has finished", func(*Worker) {
+			leaked.Spawn(func(*Worker, *Scope) {})
 		})
-		if pe, ok := v.(*PanicError); !ok || !strings.Contains(pe.Error(), "finished scope") {
-			t.Errorf("Spawn on a finished scope: %v, want a panic naming it", v)
-		}
 	})
 }

@@ -475,12 +475,12 @@ func TestServerNilContext(t *testing.T) {
 			name string
 			f    func()
 		}{
-			{"Shutdown", func() { p.Shutdown(nilCtx) }},
-			{"GoContext", func() { p.GoContext(nilCtx, task) }},
+			{"Pool.Shutdown", func() { p.Shutdown(nilCtx) }},
+			{"Pool.GoContext", func() { p.GoContext(nilCtx, task) }},
 			{"DoContext", func() { DoContext(nilCtx, p, call) }},
 			{"TryDo", func() { TryDo(nilCtx, p, call) }},
 		} {
-			assert.Equal(t, "blitz: "+c.name+" with a nil context", catchPanic(c.f), "%s(nil, ...)", c.name)
+			assert.Equal(t, "blitz: "+c.name+": nil context", catchPanic(c.f), "%s(nil, ...)", c.name)
 		}
 		assert.Zero(t, queued(p), "queue depth after nil-context calls")
 		assert.Zero(t, ran.Load(), "tasks run by nil-context calls")

@@ -114,7 +114,7 @@ func (s *spawnSlots) freeRemote(sl *spawnSlot, i uint32) {
 // only, with the free list empty.
 func (s *spawnSlots) grow() {
 	if s.n == maxChunks {
-		panic("blitz: Spawn: too many pending spawned tasks on one worker")
+		panic("blitz: Scope.Spawn: too many pending spawned tasks on one worker")
 	}
 	k := s.n
 	c := make([]spawnSlot, chunkLen(k))

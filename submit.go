@@ -9,6 +9,20 @@ import (
 	"github.com/blitz-go/blitz/sleep"
 )
 
+// Submission: every way into a pool from outside its fork-join trees.
+//
+//	fire and forget     Pool.Go, Pool.TryGo, Pool.GoContext       goJob
+//	submit and wait     Pool.Run, Do, DoContext, TryDo            callJob, done channel
+//	from another pool   Pool.RunFrom, DoFrom                      callJob, latch
+//
+// Each entry point checks its arguments, panicking with its own name, then
+// hands a task to Pool.submit, which queues it in the injector (injector.go)
+// and tells the sleep protocol. A worker takes it from there and runs it
+// with Worker.runTask (job.go), which calls the task's run and then its
+// finish, however run ended. The waiting forms wait for finish's signal;
+// DoContext and TryDo may instead withdraw a task still queued (the callJob
+// state machine below).
+
 // Go submits fn to run once on some worker, and returns without waiting.
 // Submission is FIFO with respect to other submissions and is safe from any
 // goroutine, including tasks of the pool. It returns an error matching
@@ -23,9 +37,37 @@ import (
 // nil fn panics.
 func (p *Pool) Go(fn func(w *Worker)) error {
 	if fn == nil {
-		panic("blitz: Go with a nil function")
+		panic("blitz: Pool.Go: nil function")
 	}
-	return p.submit(context.Background(), goJob(fn), true)
+	return p.submit(context.Background(), goJob(fn), true, "Pool.Go")
+}
+
+// TryGo submits fn like Go but never blocks: when the pool has a capacity
+// (WithCapacity) and the queue is full it returns ErrQueueFull at once, fn
+// never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
+// once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
+func (p *Pool) TryGo(fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: Pool.TryGo: nil function")
+	}
+	return p.submit(context.Background(), goJob(fn), false, "Pool.TryGo")
+}
+
+// GoContext submits fn like Go, waiting for room in a full queue until ctx
+// ends; then it returns an error wrapping ctx.Err() and fn never runs. A
+// GoContext from a task of the pool itself never waits (it is let in over
+// the bound, as Go is). A nil fn or a nil ctx panics.
+func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: Pool.GoContext: nil function")
+	}
+	if ctx == nil {
+		panic("blitz: Pool.GoContext: nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blitz: Pool.GoContext: %w", err)
+	}
+	return p.submit(ctx, goJob(fn), true, "Pool.GoContext")
 }
 
 // goJob is a submitted fire-and-forget task. A func is pointer-shaped, so
@@ -85,20 +127,31 @@ func crash(pe *PanicError) { panic(pe) }
 // these as errors and honours a context.
 func (p *Pool) Run(fn func(w *Worker)) {
 	if fn == nil {
-		panic("blitz: Run with a nil function")
+		panic("blitz: Pool.Run: nil function")
 	}
-	Do(p, func(w *Worker) struct{} { fn(w); return struct{}{} })
+	p.run("Pool.Run", fn)
+}
+
+// run is Run for a caller named name (Pool.Run, or a data-parallel function
+// entering the pool: Runner.enter).
+func (p *Pool) run(name string, fn func(w *Worker)) {
+	do(p, func(w *Worker) struct{} { fn(w); return struct{}{} }, name)
 }
 
 // Do runs fn on a worker of p, waits for it and returns its result. It is Run
 // with a result; the same rules apply.
 func Do[T any](p *Pool, fn func(w *Worker) T) T {
 	if fn == nil {
-		panic("blitz: Do with a nil function")
+		panic("blitz: Do: nil function")
 	}
+	return do(p, fn, "Do")
+}
+
+// do is Do for a caller named name, for the panic of a closed pool.
+func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 	j := &callJob[T]{fn: fn, done: make(chan struct{})}
-	if err := p.submit(context.Background(), j, true); err != nil {
-		panic(fmt.Errorf("blitz: Do: %w", err))
+	if err := p.submit(context.Background(), j, true, name); err != nil {
+		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
 	<-j.done
 	return j.outcome()
@@ -115,25 +168,30 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 // RunFrom that tasks of w's pool take ("Locks around fork-join").
 func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
 	if fn == nil {
-		panic("blitz: RunFrom with a nil function")
+		panic("blitz: Pool.RunFrom: nil function")
 	}
-	DoFrom(w, p, func(w *Worker) struct{} { fn(w); return struct{}{} })
+	doFrom(w, p, func(w *Worker) struct{} { fn(w); return struct{}{} }, "Pool.RunFrom")
 }
 
 // DoFrom is RunFrom with a result.
 func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
 	if fn == nil {
-		panic("blitz: DoFrom with a nil function")
+		panic("blitz: DoFrom: nil function")
 	}
+	return doFrom(w, p, fn, "DoFrom")
+}
+
+// doFrom is DoFrom for a caller named name.
+func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 	if w == nil {
-		return Do(p, fn)
+		return do(p, fn, name)
 	}
 	if w.pool == p {
 		return callInline(w, fn)
 	}
 	j := &callJob[T]{fn: fn, waiter: w}
-	if err := p.submit(context.Background(), j, true); err != nil {
-		panic(fmt.Errorf("blitz: DoFrom: %w", err))
+	if err := p.submit(context.Background(), j, true, name); err != nil {
+		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
 	w.waitCall(&j.latch)
 	return j.outcome()
@@ -154,8 +212,86 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 	return r
 }
 
+// DoContext runs fn on a worker of p and returns its result: the
+// submit-and-wait form for request handlers. It waits for room in a full
+// queue and then for the result, until ctx ends:
+//
+//   - ctx ends while waiting for room, or while the task is still queued:
+//     the task is withdrawn and never runs; the error wraps ctx.Err().
+//   - ctx ends while the task runs: DoContext returns at once with an error
+//     wrapping ctx.Err(); the task runs to its end and its result is
+//     dropped (pass ctx into fn if it should stop early).
+//   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
+//     value and the stack where it happened; the worker and the pool go on.
+//   - fn calls runtime.Goexit: ErrGoexit.
+//   - the pool is closed: ErrClosed.
+//
+// Unlike Do, DoContext never panics for these and never exits the caller's
+// goroutine. A nil fn or a nil ctx panics.
+func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	return doContext(ctx, p, fn, true, "DoContext")
+}
+
+// TryDo is DoContext that does not wait for room: with a full queue it
+// returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
+// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
+// panics.
+func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	return doContext(ctx, p, fn, false, "TryDo")
+}
+
+// doContext is DoContext (wait true) and TryDo (wait false); name is the
+// function the caller called, for panic messages and errors.
+func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
+	var zero T
+	if fn == nil {
+		panic("blitz: " + name + ": nil function")
+	}
+	if ctx == nil {
+		panic("blitz: " + name + ": nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("blitz: %s: %w", name, err)
+	}
+	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	if err := p.submit(ctx, j, wait, name); err != nil {
+		return zero, err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if j.withdraw() {
+			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
+		}
+		select {
+		case <-j.done: // finished meanwhile: the result is here
+		default:
+			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
+		}
+	}
+	switch {
+	case j.panicked != nil:
+		return zero, j.panicked
+	case j.goexit:
+		return zero, ErrGoexit
+	}
+	return j.result, nil
+}
+
 // callJob is a submitted task whose caller waits: an outside goroutine
-// blocked on done, or a worker of another pool (waiter) waiting on latch.
+// blocked on done (Run, Do, DoContext, TryDo), or a worker of another pool
+// (waiter) waiting on latch (RunFrom, DoFrom).
+//
+// Its state machine, whole:
+//
+//	callQueued --start (the worker, in run)--------> callStarted
+//	callQueued --withdraw (DoContext, ctx ended)---> callWithdrawn
+//
+// Both transitions are CASes from callQueued, so exactly one of them wins:
+// a withdrawn job never runs (run finds callWithdrawn and returns, finish
+// signals nobody) and a started one is never reported as withdrawn (its
+// caller, losing the withdraw, waits for done or stops waiting on a
+// running task). Only DoContext and TryDo ever withdraw.
 type callJob[T any] struct {
 	fn       func(*Worker) T
 	result   T           // written by the worker before the signal
@@ -165,10 +301,8 @@ type callJob[T any] struct {
 	latch    sleep.CoreLatch
 	waiter   *Worker
 
-	// state is callQueued until a worker starts the job (CAS to
-	// callStarted) or a DoContext caller whose context ended withdraws it
-	// (CAS to callWithdrawn): exactly one of the two wins, so a withdrawn
-	// job never runs and a started one is never reported as withdrawn.
+	// state: callQueued, then callStarted (start) or callWithdrawn
+	// (withdraw), for good.
 	state atomic.Uint32
 }
 
@@ -178,8 +312,16 @@ const (
 	callWithdrawn
 )
 
+// start is the worker's transition: it reports whether the job may run
+// (false: its caller withdrew it).
+func (j *callJob[T]) start() bool { return j.state.CompareAndSwap(callQueued, callStarted) }
+
+// withdraw is the waiting caller's transition: it reports whether the job
+// was withdrawn before any worker started it (false: it started).
+func (j *callJob[T]) withdraw() bool { return j.state.CompareAndSwap(callQueued, callWithdrawn) }
+
 func (j *callJob[T]) run(w *Worker) {
-	if !j.state.CompareAndSwap(callQueued, callStarted) {
+	if !j.start() {
 		return // withdrawn: its caller has gone, nobody waits
 	}
 	j.result = j.fn(w)
@@ -188,7 +330,7 @@ func (j *callJob[T]) run(w *Worker) {
 // finish hands the outcome to the waiting caller, unless the job was
 // withdrawn (then run did nothing and nobody waits). state was written by
 // this worker's own CAS in run or by the withdrawing caller's before it;
-// either way run's failed or successful CAS ordered it before this load.
+// either way start's failed or successful CAS ordered it before this load.
 func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	if j.state.Load() == callWithdrawn {
 		return
@@ -232,104 +374,11 @@ func (j *callJob[T]) outcome() T {
 	return j.result
 }
 
-// TryGo submits fn like Go but never blocks: when the pool has a capacity
-// (WithCapacity) and the queue is full it returns ErrQueueFull at once, fn
-// never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
-// once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
-func (p *Pool) TryGo(fn func(w *Worker)) error {
-	if fn == nil {
-		panic("blitz: TryGo with a nil function")
-	}
-	return p.submit(context.Background(), goJob(fn), false)
-}
-
-// GoContext submits fn like Go, waiting for room in a full queue until ctx
-// ends; then it returns an error wrapping ctx.Err() and fn never runs. A
-// GoContext from a task of the pool itself never waits (it is let in over
-// the bound, as Go is). A nil fn or a nil ctx panics.
-func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
-	if fn == nil {
-		panic("blitz: GoContext with a nil function")
-	}
-	if ctx == nil {
-		panic("blitz: GoContext with a nil context")
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("blitz: GoContext: %w", err)
-	}
-	return p.submit(ctx, goJob(fn), true)
-}
-
-// DoContext runs fn on a worker of p and returns its result: the
-// submit-and-wait form for request handlers. It waits for room in a full
-// queue and then for the result, until ctx ends:
-//
-//   - ctx ends while waiting for room, or while the task is still queued:
-//     the task is withdrawn and never runs; the error wraps ctx.Err().
-//   - ctx ends while the task runs: DoContext returns at once with an error
-//     wrapping ctx.Err(); the task runs to its end and its result is
-//     dropped (pass ctx into fn if it should stop early).
-//   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
-//     value and the stack where it happened; the worker and the pool go on.
-//   - fn calls runtime.Goexit: ErrGoexit.
-//   - the pool is closed: ErrClosed.
-//
-// Unlike Do, DoContext never panics for these and never exits the caller's
-// goroutine. A nil fn or a nil ctx panics.
-func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
-	return doContext(ctx, p, fn, true, "DoContext")
-}
-
-// TryDo is DoContext that does not wait for room: with a full queue it
-// returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
-// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
-// panics.
-func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
-	return doContext(ctx, p, fn, false, "TryDo")
-}
-
-// doContext is DoContext (wait true) and TryDo (wait false); name is the
-// function the caller called, for panic messages and errors.
-func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
-	var zero T
-	if fn == nil {
-		panic("blitz: " + name + " with a nil function")
-	}
-	if ctx == nil {
-		panic("blitz: " + name + " with a nil context")
-	}
-	if err := ctx.Err(); err != nil {
-		return zero, fmt.Errorf("blitz: %s: %w", name, err)
-	}
-	j := &callJob[T]{fn: fn, done: make(chan struct{})}
-	if err := p.submit(ctx, j, wait); err != nil {
-		return zero, err
-	}
-	select {
-	case <-j.done:
-	case <-ctx.Done():
-		if j.state.CompareAndSwap(callQueued, callWithdrawn) {
-			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
-		}
-		select {
-		case <-j.done: // finished meanwhile: the result is here
-		default:
-			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
-		}
-	}
-	switch {
-	case j.panicked != nil:
-		return zero, j.panicked
-	case j.goexit:
-		return zero, ErrGoexit
-	}
-	return j.result, nil
-}
-
 // submit accepts a task from any goroutine. With a full bounded queue it
 // refuses with ErrQueueFull (wait false) or waits for room until ctx ends
-// (wait true). It refuses with ErrClosed once Close has begun.
-func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
+// (wait true). It refuses with ErrClosed once Close has begun. name is the
+// entry point the caller called, for the error of a wait that ctx ended.
+func (p *Pool) submit(ctx context.Context, t task, wait bool, name string) error {
 	pos, b, r := p.inj.tryClaim()
 	if r == claimFull {
 		if !wait {
@@ -337,7 +386,7 @@ func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
 			return ErrQueueFull
 		}
 		var err error
-		if pos, b, r, err = p.waitClaim(ctx); err != nil {
+		if pos, b, r, err = p.waitClaim(ctx, name); err != nil {
 			return err
 		}
 	}
@@ -359,7 +408,7 @@ func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
 // or returns ctx's error. A submission from a task of the pool is let in
 // over the bound at once: it would otherwise wait for work that its own
 // worker must run (with one worker, a certain deadlock).
-func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, error) {
+func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injBlock, claimResult, error) {
 	if p.inTask() {
 		pos, b, r := p.inj.claim()
 		return pos, b, r, nil
@@ -376,7 +425,7 @@ func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, e
 		case <-ch:
 		case <-done:
 			p.inj.room.cancel(ch)
-			return 0, nil, claimFull, fmt.Errorf("blitz: waiting for room in the queue: %w", ctx.Err())
+			return 0, nil, claimFull, fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
 		}
 	}
 }
