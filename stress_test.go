@@ -143,26 +143,3 @@ func TestNestedPools(t *testing.T) {
 		}
 	})
 }
-
-func TestStats(t *testing.T) {
-	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
-		before := p.Stats()
-		doW(t, p, func(w *Worker) int { return fibArgs(w, 18) })
-		var wg sync.WaitGroup
-		wg.Add(10)
-		for i := 0; i < 10; i++ {
-			p.Go(func(*Worker) { wg.Done() })
-		}
-		within(t, "tasks", wg.Wait)
-		st := p.Stats()
-		if st.Workers != 2 {
-			t.Errorf("Workers = %d", st.Workers)
-		}
-		if st.Injected-before.Injected != 11 {
-			t.Errorf("Injected grew by %d, want 11", st.Injected-before.Injected)
-		}
-		if st.Executed-before.Executed < 11 {
-			t.Errorf("Executed grew by %d, want >= 11", st.Executed-before.Executed)
-		}
-	})
-}

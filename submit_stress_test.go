@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// The outcome of one submission in TestServerSubmitRacesShutdown, as its
+// The outcome of one submission in TestSubmitRacesShutdown, as its
 // submitter saw it.
 const (
 	outNone      int32 = iota // not submitted (a bug in the test)
@@ -78,7 +78,7 @@ func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task fun
 	return outNone
 }
 
-// TestServerSubmitRacesShutdown races submitters on every submission path
+// TestSubmitRacesShutdown races submitters on every submission path
 // (Go, TryGo, GoContext, DoContext, TryDo, Run, Do) against Close or
 // Shutdown and against the cancellation of their context, on every backend,
 // with and without a capacity. The invariant, checked per task: a task whose
@@ -91,7 +91,7 @@ func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task fun
 // got ErrClosed and never runs. The rare path it must reach is a submission
 // refused because the pool had closed (with others of the same round
 // accepted).
-func TestServerSubmitRacesShutdown(t *testing.T) {
+func TestSubmitRacesShutdown(t *testing.T) {
 	rounds, submitters, each := 3, 8, 150
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 35
@@ -124,7 +124,7 @@ func TestServerSubmitRacesShutdown(t *testing.T) {
 	}
 }
 
-// stressCounts are TestServerSubmitRacesShutdown's tallies over all rounds.
+// stressCounts are TestSubmitRacesShutdown's tallies over all rounds.
 type stressCounts struct {
 	closedRounds                              atomic.Int64 // rounds with tasks accepted and tasks refused for Close
 	closedRefusals, fullRefusals, ctxRefusals atomic.Int64
@@ -132,7 +132,7 @@ type stressCounts struct {
 	children, childrenRefused                 atomic.Int64 // follow-ups submitted from tasks
 }
 
-// stressRound is one round of TestServerSubmitRacesShutdown on pool p.
+// stressRound is one round of TestSubmitRacesShutdown on pool p.
 func stressRound(t *testing.T, p *Pool, round, submitters, each int, c *stressCounts) {
 	total := submitters * each
 	runs := make([]atomic.Int32, total)
@@ -314,7 +314,7 @@ func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
 	return n
 }
 
-// TestServerRoomWaitersStress keeps a queue of one or two slots full with
+// TestSubmitRoomWaitersStress keeps a queue of one or two slots full with
 // many submitters waiting for room (Go, GoContext, DoContext), while a
 // canceller goroutine cancels a third of their contexts at random moments,
 // some of them while their submitter waits, some just as room is handed to
@@ -324,7 +324,7 @@ func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
 // refused for its context never ran, given up by DoContext ran at most once;
 // ran + refused == submitted. The rare path it must reach: a GoContext
 // cancelled after it began to wait for room (it had watched its context).
-func TestServerRoomWaitersStress(t *testing.T) {
+func TestSubmitRoomWaitersStress(t *testing.T) {
 	rounds, submitters, each := 1, 8, 90
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 40
