@@ -45,9 +45,7 @@ func TestJoinResults(t *testing.T) {
 		}
 		var leaves atomic.Int64
 		doW(t, p, func(w *Worker) int { countVoid(w, 12, &leaves); return 0 })
-		if got := leaves.Load(); got != 1<<12 {
-			t.Errorf("Worker.Join leaves = %d, want %d", got, 1<<12)
-		}
+		assert.EqualValues(t, 1<<12, leaves.Load(), "Worker.Join leaves")
 		// Different result types at the same depth (a frame's job changes type).
 		s, n := Do(p, func(w *Worker) string {
 			s, n := Join(w, func(*Worker) string { return "x" }, func(*Worker) int { return 7 })

@@ -11,22 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
 // TestShutdownIdle checks Shutdown on an idle pool, twice, then Close.
 func TestShutdownIdle(t *testing.T) {
 	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
-		if err := shutdownW(t, p, context.Background()); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		if err := shutdownW(t, p, context.Background()); err != nil {
-			t.Errorf("second Shutdown: %v", err)
-		}
+		assert.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
+		assert.NoError(t, shutdownW(t, p, context.Background()), "second Shutdown")
 		// A finished pool reports success even to an ended context.
-		if err := shutdownW(t, p, cancelled()); err != nil {
-			t.Errorf("Shutdown(cancelled) after the pool closed: %v", err)
-		}
+		assert.NoError(t, shutdownW(t, p, cancelled()), "Shutdown(cancelled) after the pool closed")
 		checkRefusesClosed(t, p)
 		// withPool's Close follows: Close after Shutdown.
 	})
@@ -38,9 +34,7 @@ func TestShutdownIdle(t *testing.T) {
 // a *ShutdownError saying 0 tasks were queued and 0 running.
 func TestShutdownIdleEndedContext(t *testing.T) {
 	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
-		if v := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); v != 55 {
-			t.Fatalf("Do = %d", v)
-		}
+		require.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "Do")
 		// Do returns as soon as the result is in; the worker counts the
 		// task finished just after.
 		eventually(t, "the Do task counted finished", func() bool { return p.completed() == 1 })
@@ -147,17 +141,13 @@ func TestShutdownContextEnds(t *testing.T) {
 					// go by itself.
 					eventually(t, "the workers exiting by themselves", func() bool { return goleak.Find() == nil })
 				case "shutdown":
-					if err := shutdownW(t, p, context.Background()); err != nil {
-						t.Errorf("Shutdown after the gate opened: %v", err)
-					}
+					assert.NoError(t, shutdownW(t, p, context.Background()), "Shutdown after the gate opened")
 					if ran.Load() != queuedTasks {
 						t.Errorf("Shutdown returned with %d of %d tasks run", ran.Load(), queuedTasks)
 					}
 				case "close":
 					within(t, "Close", func() {
-						if err := p.Close(); err != nil {
-							t.Errorf("Close after a Shutdown that timed out: %v", err)
-						}
+						assert.NoError(t, p.Close(), "Close after a Shutdown that timed out")
 					})
 					if ran.Load() != queuedTasks {
 						t.Errorf("Close returned with %d of %d tasks run", ran.Load(), queuedTasks)
@@ -245,9 +235,7 @@ func TestShutdownFromTask(t *testing.T) {
 		if !errors.Is(err, ErrCloseInTask) {
 			t.Errorf("Shutdown from a task = %v, want ErrCloseInTask", err)
 		}
-		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
-			t.Errorf("after the refused Shutdown: %d", got)
-		}
+		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after the refused Shutdown")
 	})
 }
 
@@ -301,9 +289,7 @@ func TestShutdownWakesRoomWaiters(t *testing.T) {
 		})
 		g.open()
 		within(t, "Shutdown", func() {
-			if err := <-shut; err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, <-shut, "Shutdown")
 		})
 		if waiterRan.Load() != 0 || ran.Load() != 1 {
 			t.Errorf("%d refused waiters' tasks ran; the queued task ran %d times", waiterRan.Load(), ran.Load())
@@ -350,9 +336,7 @@ func TestShutdownLastTaskEndsOddly(t *testing.T) {
 				go func() { shut <- p.Shutdown(context.Background()) }()
 				g.open()
 				within(t, "Shutdown after an abnormal last task", func() {
-					if err := <-shut; err != nil {
-						t.Errorf("Shutdown: %v", err)
-					}
+					assert.NoError(t, <-shut, "Shutdown")
 				})
 				if strings.HasPrefix(last, "DoContext") {
 					within(t, "DoContext", func() {
@@ -380,18 +364,14 @@ func TestCloseFromTask(t *testing.T) {
 			t.Errorf("Close from a task = %v, want ErrCloseInTask", err)
 		}
 		// The pool is still open.
-		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
-			t.Errorf("after refused Close: %d", got)
-		}
+		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after refused Close")
 		// Closing from a new goroutine started by a task works.
 		done := make(chan error)
 		if err := p.Go(func(*Worker) { go func() { done <- p.Close() }() }); err != nil {
 			t.Fatal(err)
 		}
 		within(t, "async Close", func() {
-			if err := <-done; err != nil {
-				t.Errorf("async Close: %v", err)
-			}
+			assert.NoError(t, <-done, "async Close")
 		})
 	})
 }
@@ -454,9 +434,7 @@ func TestCloseRacesSubmitters(t *testing.T) {
 				close(start)
 				within(t, "Close", func() {
 					<-firstAccepted
-					if err := p.Close(); err != nil {
-						t.Errorf("Close: %v", err)
-					}
+					assert.NoError(t, p.Close(), "Close")
 				})
 				ranAtClose := ran.Load()
 				within(t, "submitters", wg.Wait)

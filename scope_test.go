@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // spawnTree spawns a tree of tasks of depth d, each spawning two children from
@@ -26,9 +28,7 @@ func TestScopeResults(t *testing.T) {
 		doW(t, p, func(w *Worker) int {
 			w.Scope(func(s *Scope) { spawnTree(s, 10, &leaves) })
 			// Every task finished when Scope returned.
-			if got := leaves.Load(); got != 1<<10 {
-				t.Errorf("leaves when Scope returned = %d, want %d", got, 1<<10)
-			}
+			assert.EqualValues(t, 1<<10, leaves.Load(), "leaves when Scope returned")
 			return 0
 		})
 		// Many flat spawns, each writing its own slot; joins inside tasks.
@@ -111,9 +111,7 @@ func TestScopePanics(t *testing.T) {
 					t.Errorf("workers=%d body=%v: %d tasks ran, want all 20", workers, bodyPanics, ran.Load())
 				}
 			}
-			if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }); got != seqFib(12) {
-				t.Errorf("fib after scope panics = %d", got)
-			}
+			assert.EqualValues(t, seqFib(12), doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }), "fib after scope panics")
 		})
 	}
 }
@@ -148,9 +146,7 @@ func TestScopeGoexit(t *testing.T) {
 					t.Errorf("workers=%d inBody=%v: %d tasks ran, want 10", workers, inBody, ran.Load())
 				}
 			}
-			if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }); got != seqFib(12) {
-				t.Errorf("fib after scope Goexit = %d", got)
-			}
+			assert.EqualValues(t, seqFib(12), doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }), "fib after scope Goexit")
 		})
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // serverStats are the server gauges and counters a test expects.
@@ -70,9 +73,7 @@ func TestStatsServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		within(t, "the panic handler", func() {
-			if v := <-handled; v != "handled" {
-				t.Errorf("handler got %v", v)
-			}
+			assert.EqualValues(t, "handled", <-handled, "handler")
 		})
 		if _, err := DoContext(context.Background(), p, func(*Worker) int { panic("returned") }); !errors.Is(err, ErrPanic) {
 			t.Errorf("DoContext panic = %v", firstLine(err))
@@ -211,9 +212,7 @@ func TestStatsServerCounters(t *testing.T) {
 			}
 		})
 		within(t, "Close", func() {
-			if err := p.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
+			assert.NoError(t, p.Close(), "Close")
 		})
 		st := p.Stats()
 		total := uint64(goTasks + doTasks)
@@ -247,20 +246,14 @@ func TestStatsDefaultSampling(t *testing.T) {
 	var st Stats
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
 		for i := 0; i < n; i++ {
-			if err := p.Go(func(*Worker) {}); err != nil {
-				t.Fatalf("Go: %v", err)
-			}
+			require.NoError(t, p.Go(func(*Worker) {}), "Go")
 		}
 		within(t, "Shutdown", func() {
-			if err := p.Shutdown(context.Background()); err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 		})
 		st = p.Stats()
 	})
-	if st.Completed != n {
-		t.Fatalf("Completed %d, want %d", st.Completed, n)
-	}
+	require.EqualValues(t, n, st.Completed, "Completed")
 	if c := st.RunTime.Count; c == 0 || c >= n || st.QueueWait.Count != c {
 		t.Errorf("with the default sampling RunTime.Count %d, QueueWait.Count %d of %d tasks; want both equal, above 0 and below %d",
 			c, st.QueueWait.Count, n, n)
@@ -300,9 +293,7 @@ func TestStatsGauges(t *testing.T) {
 		}
 		close(release)
 		within(t, "Shutdown", func() {
-			if err := p.Shutdown(context.Background()); err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 		})
 		st = p.Stats()
 		if st.Queued != 0 || st.Running != 0 || st.Completed != 3 || st.Rejected != 4 {
@@ -391,9 +382,7 @@ func TestStatsConcurrentReaders(t *testing.T) {
 		within(t, "readers", reads.Wait)
 
 		within(t, "Shutdown", func() {
-			if err := p.Shutdown(context.Background()); err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 		})
 		st := p.Stats()
 		total := uint64(submitters * perSubmitter)
@@ -424,9 +413,7 @@ func TestStatsGoexit(t *testing.T) {
 			t.Fatalf("DoContext of a task that called Goexit: %v, want ErrGoexit", err)
 		}
 		within(t, "Shutdown", func() {
-			if err := p.Shutdown(context.Background()); err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 		})
 		st = p.Stats()
 	})
@@ -447,9 +434,7 @@ func TestStats(t *testing.T) {
 		}
 		within(t, "tasks", wg.Wait)
 		st := p.Stats()
-		if st.Workers != 2 {
-			t.Errorf("Workers = %d", st.Workers)
-		}
+		assert.EqualValues(t, 2, st.Workers, "Workers")
 		if st.Injected-before.Injected != 11 {
 			t.Errorf("Injected grew by %d, want 11", st.Injected-before.Injected)
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // The outcome of one submission in TestSubmitRacesShutdown, as its
@@ -195,21 +197,15 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, c *stressCo
 	within(t, "shutting down", func() {
 		switch round % 3 {
 		case 0:
-			if err := p.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
+			assert.NoError(t, p.Close(), "Close")
 		case 1:
-			if err := p.Shutdown(context.Background()); err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 		case 2:
 			var se *ShutdownError
 			if err := p.Shutdown(cancelled()); err != nil && !errors.As(err, &se) {
 				t.Errorf("Shutdown(cancelled) = %v, want nil or a *ShutdownError", err)
 			}
-			if err := p.Close(); err != nil {
-				t.Errorf("Close after Shutdown(cancelled): %v", err)
-			}
+			assert.NoError(t, p.Close(), "Close after Shutdown(cancelled)")
 		}
 		ranAtClose = ran.Load()
 	})
@@ -409,9 +405,7 @@ func waitersRound(t *testing.T, p *Pool, submitters, each int, ctxRefusals, wait
 	close(cancels)
 	within(t, "canceller", func() { <-cancellerDone })
 	within(t, "Shutdown", func() {
-		if err := p.Shutdown(context.Background()); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
+		assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 	})
 	close(stopStats)
 	within(t, "the Stats reader", func() { <-snapshots })

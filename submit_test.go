@@ -170,9 +170,7 @@ func TestTryGoQueueFull(t *testing.T) {
 				checkRefusesClosed(t, p)
 
 				g.open()
-				if err := shutdownW(t, p, context.Background()); err != nil {
-					t.Errorf("Shutdown after the gate opened: %v", err)
-				}
+				assert.NoError(t, shutdownW(t, p, context.Background()), "Shutdown after the gate opened")
 				if ran.Load() != int64(capacity) || g.done.Load() != int64(workers) {
 					t.Errorf("after Shutdown: %d of %d queued tasks and %d of %d gate tasks ran",
 						ran.Load(), capacity, g.done.Load(), workers)
@@ -204,13 +202,9 @@ func TestTryGoUnbounded(t *testing.T) {
 						t.Fatalf("TryGo %d: %v", i, err)
 					}
 				}
-				if q := queued(p); q != n {
-					t.Errorf("queue depth %d, want %d", q, n)
-				}
+				assert.EqualValues(t, n, queued(p), "queue depth")
 				g.open()
-				if err := shutdownW(t, p, context.Background()); err != nil {
-					t.Fatalf("Shutdown: %v", err)
-				}
+				require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 				if ran.Load() != int64(n) {
 					t.Errorf("%d of %d tasks ran", ran.Load(), n)
 				}
@@ -242,13 +236,9 @@ func TestCapacityOne(t *testing.T) {
 					task := func(*Worker) { runs[id].Add(1) }
 					switch path {
 					case 0:
-						if err := p.Go(task); err != nil {
-							t.Errorf("Go: %v", err)
-						}
+						assert.NoError(t, p.Go(task), "Go")
 					case 1:
-						if err := p.GoContext(context.Background(), task); err != nil {
-							t.Errorf("GoContext: %v", err)
-						}
+						assert.NoError(t, p.GoContext(context.Background(), task), "GoContext")
 					case 2:
 						if v, err := DoContext(context.Background(), p, func(w *Worker) int { task(w); return id }); err != nil || v != id {
 							t.Errorf("DoContext = %v, %v; want %d", v, err, id)
@@ -261,9 +251,7 @@ func TestCapacityOne(t *testing.T) {
 		}
 		close(start)
 		within(t, "submitters", wg.Wait)
-		if err := shutdownW(t, p, context.Background()); err != nil {
-			t.Fatalf("Shutdown: %v", err)
-		}
+		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 		for id := range runs {
 			if r := runs[id].Load(); r != 1 {
 				t.Fatalf("task %d ran %d times", id, r)
@@ -374,9 +362,7 @@ func TestGoContextCancelledWaitingForRoom(t *testing.T) {
 		}
 
 		g.open()
-		if err := shutdownW(t, p, context.Background()); err != nil {
-			t.Fatalf("Shutdown: %v", err)
-		}
+		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 		if refusedRan.Load() != 0 {
 			t.Errorf("%d tasks whose context ended while waiting for room ran", refusedRan.Load())
 		}
@@ -442,13 +428,9 @@ func TestSubmitRoomFreedAdmitsWaiters(t *testing.T) {
 				within(t, "waiters admitted", wg.Wait)
 				close(errs)
 				for err := range errs {
-					if err != nil {
-						t.Errorf("waiter: %v", err)
-					}
+					assert.NoError(t, err, "waiter")
 				}
-				if err := shutdownW(t, p, context.Background()); err != nil {
-					t.Fatalf("Shutdown: %v", err)
-				}
+				require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 				for i := range runs {
 					if r := runs[i].Load(); r != 1 {
 						t.Errorf("waiter %d's task ran %d times", i, r)
@@ -516,9 +498,7 @@ func TestSubmitFromTaskOverBound(t *testing.T) {
 			}
 		})
 		g.open()
-		if err := shutdownW(t, p, context.Background()); err != nil {
-			t.Fatalf("Shutdown: %v", err)
-		}
+		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 		if innerRan.Load() != 2 || ran.Load() != 1 || refusedRan.Load() != 0 {
 			t.Errorf("%d of 2 tasks let in from the task, %d of 1 queued and %d refused ones ran", innerRan.Load(), ran.Load(), refusedRan.Load())
 		}
@@ -610,9 +590,7 @@ func TestDoContextCancelQueued(t *testing.T) {
 						t.Logf("room right after the withdrawal: %v", p.TryGo(func(*Worker) {}))
 					}
 					g.open()
-					if err := shutdownW(t, p, context.Background()); err != nil {
-						t.Fatalf("Shutdown: %v", err)
-					}
+					require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 					if withdrawnRan.Load() != 0 {
 						t.Errorf("%d withdrawn tasks ran", withdrawnRan.Load())
 					}
@@ -657,9 +635,7 @@ func TestDoContextCancelRunning(t *testing.T) {
 			close(release)
 		}
 		// Shutdown waits for the abandoned tasks.
-		if err := shutdownW(t, p, context.Background()); err != nil {
-			t.Fatalf("Shutdown: %v", err)
-		}
+		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 		if finished.Load() != 2 {
 			t.Errorf("Shutdown returned with %d of 2 abandoned tasks finished", finished.Load())
 		}
@@ -727,9 +703,7 @@ func TestRunDoGo(t *testing.T) {
 		if !ran.Load() {
 			t.Error("Run did not run fn on a worker of the pool")
 		}
-		if got := doW(t, p, func(w *Worker) string { return "ok" }); got != "ok" {
-			t.Errorf("Do = %q", got)
-		}
+		assert.EqualValues(t, "ok", doW(t, p, func(w *Worker) string { return "ok" }), "Do")
 		const n = 500
 		var wg sync.WaitGroup
 		var count atomic.Int64
@@ -740,9 +714,7 @@ func TestRunDoGo(t *testing.T) {
 			}
 		}
 		within(t, "Go tasks", wg.Wait)
-		if got := count.Load(); got != n*5 {
-			t.Errorf("Go tasks summed %d, want %d", got, n*5)
-		}
+		assert.EqualValues(t, n*5, count.Load(), "Go tasks summed")
 	})
 }
 
@@ -813,9 +785,7 @@ func TestRunFromSamePoolIsInline(t *testing.T) {
 				return fibArgs(w2, 10)
 			})
 		})
-		if got != 55 {
-			t.Errorf("DoFrom = %d", got)
-		}
+		assert.EqualValues(t, 55, got, "DoFrom")
 		v := catchPanic(func() { Do(p, func(w *Worker) int { return DoFrom(w, p, func(*Worker) int { panic("inline") }) }) })
 		if pe, ok := v.(*PanicError); !ok || pe.Value != "inline" {
 			t.Errorf("inline DoFrom panic = %v", v)
@@ -884,9 +854,7 @@ func TestCrossPool(t *testing.T) {
 	}) {
 		t.Error("cross-pool Goexit did not reach the caller")
 	}
-	if got := doW(t, a, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
-		t.Errorf("a after cross-pool panic = %d", got)
-	}
+	assert.EqualValues(t, 55, doW(t, a, func(w *Worker) int { return fibArgs(w, 10) }), "a after cross-pool panic")
 }
 
 func TestDoPanicAndGoexit(t *testing.T) {
@@ -898,9 +866,7 @@ func TestDoPanicAndGoexit(t *testing.T) {
 		if !exitsGoroutine(t, func() { p.Run(func(*Worker) { runtime.Goexit() }) }) {
 			t.Error("Run with a Goexit returned")
 		}
-		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
-			t.Errorf("after: %d", got)
-		}
+		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after")
 	})
 }
 
@@ -922,9 +888,7 @@ func TestGoPanicHandler(t *testing.T) {
 		done := make(chan struct{})
 		p.Go(func(*Worker) { defer close(done); runtime.Goexit() })
 		within(t, "Goexit task", func() { <-done })
-		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
-			t.Errorf("after: %d", got)
-		}
+		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after")
 	})
 }
 
@@ -957,12 +921,8 @@ func crashingTask() { panic("crash me") }
 func TestClosedPool(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
 		within(t, "Close", func() {
-			if err := p.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-			if err := p.Close(); err != nil {
-				t.Errorf("second Close: %v", err)
-			}
+			assert.NoError(t, p.Close(), "Close")
+			assert.NoError(t, p.Close(), "second Close")
 		})
 		if err := p.Go(func(*Worker) {}); !errors.Is(err, ErrClosed) {
 			t.Errorf("Go after Close = %v, want ErrClosed", err)
