@@ -52,9 +52,9 @@ type Worker struct {
 
 	// scope is the scope whose spawned task this worker runs for another
 	// worker (the scope's owner), nil when it runs none. Written by the
-	// worker goroutine around each such task (spawnJob.run), loaded by the
-	// scope's owner while it waits (waitScope), which steals only from
-	// workers that run a task of its scope.
+	// worker goroutine around each such task (runSpawn, job.go), loaded
+	// by the scope's owner while it waits (waitScope), which steals only
+	// from workers that run a task of its scope.
 	scope atomic.Pointer[scopeState]
 
 	// lent counts the loans in progress of this worker to goroutines that
