@@ -97,8 +97,9 @@ func (w *Worker) settleScope(st *scopeState) {
 }
 
 // Spawn queues fn to run in the scope, on this worker or a thief. fn receives
-// the worker running it and a Scope to spawn more. Spawning into a scope whose
-// Scope call has returned, or a nil fn, panics.
+// the worker running it and a Scope to spawn more. A spawn allocates nothing
+// itself (fn does, if it is a closure that captures variables). Spawning into
+// a scope whose Scope call has returned, or a nil fn, panics.
 func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 	if fn == nil {
 		panic("blitz: Scope.Spawn: nil function")

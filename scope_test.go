@@ -164,3 +164,29 @@ func TestScopeMisuse(t *testing.T) {
 		})
 	})
 }
+
+// TestSpawnAllocs checks that a spawn costs no allocation of its own: a
+// scope of 1000 spawns of a function that captures nothing allocates only
+// the scope's state and the *Scope values handed out (one per worker that
+// ran a function of the scope), not one object per spawn.
+func TestSpawnAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, workers := range []int{1, 2} {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			spawn := func(w *Worker) {
+				w.Scope(func(s *Scope) {
+					for range 1000 {
+						s.Spawn(func(*Worker, *Scope) {})
+					}
+				})
+			}
+			allocs := doW(t, p, func(w *Worker) float64 {
+				spawn(w) // warm up: the deque and the slots grow
+				return testing.AllocsPerRun(20, func() { spawn(w) })
+			})
+			assert.LessOrEqual(t, allocs, float64(1+workers), "workers=%d: allocations per scope of 1000 spawns", workers)
+		})
+	}
+}
