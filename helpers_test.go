@@ -428,3 +428,22 @@ func panicInTask(v any) { panic(v) }
 func leakCheck(t *testing.T) func() {
 	return func() { verifyNone(t) }
 }
+
+// together runs f(0), ..., f(n-1) on n goroutines released at once, and
+// returns when all returned, failing the test with a goroutine dump if they
+// take longer than the watchdog (within). f must not call t.FailNow.
+func together(t testing.TB, what string, n int, f func(i int)) {
+	t.Helper()
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(i)
+		}()
+	}
+	close(start)
+	within(t, what, wg.Wait)
+}

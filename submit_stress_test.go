@@ -506,42 +506,33 @@ func TestTryGoNeverFullBelowCapacity(t *testing.T) {
 			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
 				withPool(t, []Option{WithParking(k), WithWorkers(workers), WithCapacity(capacity)}, func(p *Pool) {
 					var full, inflight atomic.Int64
-					start := make(chan struct{})
-					var wg sync.WaitGroup
-					for s := 0; s < submitters; s++ {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							<-start
-							for i := 0; i < each; i++ {
-								if inflight.Add(1) > 1 {
-									contended.Add(1)
+					together(t, "submitters", submitters, func(s int) {
+						for i := 0; i < each; i++ {
+							if inflight.Add(1) > 1 {
+								contended.Add(1)
+							}
+							var err error
+							if i%2 == 0 {
+								var v int
+								v, err = TryDo(context.Background(), p, func(*Worker) int { return i })
+								if err == nil && v != i {
+									t.Errorf("TryDo = %d, want %d", v, i)
 								}
-								var err error
-								if i%2 == 0 {
-									var v int
-									v, err = TryDo(context.Background(), p, func(*Worker) int { return i })
-									if err == nil && v != i {
-										t.Errorf("TryDo = %d, want %d", v, i)
-									}
-								} else {
-									done := make(chan struct{})
-									if err = p.TryGo(func(*Worker) { close(done) }); err == nil {
-										<-done
-									}
-								}
-								inflight.Add(-1)
-								switch {
-								case errors.Is(err, ErrQueueFull):
-									full.Add(1)
-								case err != nil:
-									t.Errorf("submit: %v", err)
+							} else {
+								done := make(chan struct{})
+								if err = p.TryGo(func(*Worker) { close(done) }); err == nil {
+									<-done
 								}
 							}
-						}()
-					}
-					close(start)
-					within(t, "submitters", wg.Wait)
+							inflight.Add(-1)
+							switch {
+							case errors.Is(err, ErrQueueFull):
+								full.Add(1)
+							case err != nil:
+								t.Errorf("submit: %v", err)
+							}
+						}
+					})
 					if n := full.Load(); n != 0 {
 						t.Errorf("%d of %d submissions refused with ErrQueueFull; the queue never held more than %d of its %d slots",
 							n, submitters*each, submitters, capacity)

@@ -224,33 +224,24 @@ func TestCapacityOne(t *testing.T) {
 	eachServer(t, testWorkerCounts, []Option{WithCapacity(1)}, func(t *testing.T, p *Pool, workers int) {
 		const paths = 4
 		runs := make([]atomic.Int32, paths*perPath)
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for path := 0; path < paths; path++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				for i := 0; i < perPath; i++ {
-					id := path*perPath + i
-					task := func(*Worker) { runs[id].Add(1) }
-					switch path {
-					case 0:
-						assert.NoError(t, p.Go(task), "Go")
-					case 1:
-						assert.NoError(t, p.GoContext(context.Background(), task), "GoContext")
-					case 2:
-						if v, err := DoContext(context.Background(), p, func(w *Worker) int { task(w); return id }); err != nil || v != id {
-							t.Errorf("DoContext = %v, %v; want %d", v, err, id)
-						}
-					case 3:
-						p.Run(task)
+		together(t, "submitters", paths, func(path int) {
+			for i := 0; i < perPath; i++ {
+				id := path*perPath + i
+				task := func(*Worker) { runs[id].Add(1) }
+				switch path {
+				case 0:
+					assert.NoError(t, p.Go(task), "Go")
+				case 1:
+					assert.NoError(t, p.GoContext(context.Background(), task), "GoContext")
+				case 2:
+					if v, err := DoContext(context.Background(), p, func(w *Worker) int { task(w); return id }); err != nil || v != id {
+						t.Errorf("DoContext = %v, %v; want %d", v, err, id)
 					}
+				case 3:
+					p.Run(task)
 				}
-			}()
-		}
-		close(start)
-		within(t, "submitters", wg.Wait)
+			}
+		})
 		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
 		for id := range runs {
 			if r := runs[id].Load(); r != 1 {
@@ -748,24 +739,15 @@ func TestManyOutsideCallers(t *testing.T) {
 	}
 	for _, workers := range testWorkerCounts {
 		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
-			start := make(chan struct{})
-			var wg sync.WaitGroup
 			var bad atomic.Int64
-			for c := 0; c < callers; c++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					for i := 0; i < 20; i++ {
-						n := 10 + (c+i)%8
-						if Do(p, func(w *Worker) int { return fibArgs(w, n) }) != seqFib(n) {
-							bad.Add(1)
-						}
+			together(t, "callers", callers, func(c int) {
+				for i := 0; i < 20; i++ {
+					n := 10 + (c+i)%8
+					if Do(p, func(w *Worker) int { return fibArgs(w, n) }) != seqFib(n) {
+						bad.Add(1)
 					}
-				}()
-			}
-			close(start)
-			within(t, "callers", wg.Wait)
+				}
+			})
 			if bad.Load() != 0 {
 				t.Errorf("workers=%d: %d wrong results", workers, bad.Load())
 			}
