@@ -69,7 +69,7 @@ func (s *spawnSlots) slot(i uint32) *spawnSlot {
 	return &(*s.chunks[k].Load())[off]
 }
 
-// alloc takes a free slot for a task of st. Owner only.
+// alloc takes a free slot. Owner only.
 func (s *spawnSlots) alloc() uint32 {
 	if s.free == 0 {
 		s.free = s.remote.Swap(0)
