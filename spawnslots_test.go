@@ -3,7 +3,10 @@ package blitz
 import (
 	"sync"
 	"testing"
+	"unsafe"
 
+	"github.com/blitz-go/blitz/atomics"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -86,4 +89,15 @@ func TestSpawnSlotsOwnerOnly(t *testing.T) {
 	}
 	require.Equal(t, 1, s.n, "chunks created")
 	require.Zero(t, s.remote.Load(), "nothing freed remotely")
+}
+
+// TestSpawnSlotsLayout checks that remote, which other workers write on
+// every remote free, shares no cache line with the owner's fields before it
+// nor with what follows the slots in the Worker.
+func TestSpawnSlotsLayout(t *testing.T) {
+	var s spawnSlots
+	line := uintptr(atomics.CacheLineSize)
+	lastOwner := unsafe.Offsetof(s.chunks) + unsafe.Sizeof(s.chunks)
+	assert.GreaterOrEqual(t, unsafe.Offsetof(s.remote)-lastOwner, line, "remote is within a line of the owner's fields")
+	assert.GreaterOrEqual(t, unsafe.Sizeof(s)-unsafe.Offsetof(s.remote)-unsafe.Sizeof(s.remote), line, "remote is within a line of what follows")
 }
