@@ -28,6 +28,10 @@ import (
 // The slots live in never-moved geometric chunks (chunks.go), created by the
 // owner and published with an atomic store before any ref to their slots is
 // pushed, so a thief resolving a ref always finds its chunk.
+//
+// BenchmarkScopeSpawn (scope_bench_test.go) measures a spawn; its figures
+// against the former pool-wide free list are in
+// bench/results/scope-spawn-amd64.txt.
 type spawnSlots struct {
 	// free is the slot number + 1 of the first slot of the owner's free
 	// list (0: empty), linked through spawnSlot.next. n is the number of
