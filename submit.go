@@ -197,7 +197,10 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 	return j.outcome()
 }
 
-// callInline runs fn on w with Do's panic shape (*PanicError).
+// callInline runs fn on w with Do's panic shape: a panic is re-raised as a
+// *PanicError (recover returns nil for a Goexit, which goes on). DoFrom on
+// the caller's own pool uses it, and so do the data-parallel functions run
+// on a *Worker (layer.go: enterLayer, doLayer).
 func callInline[T any](w *Worker, fn func(*Worker) T) T {
 	ok := false
 	defer func() {
