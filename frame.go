@@ -8,12 +8,6 @@ import (
 	"github.com/blitz-go/blitz/sleep"
 )
 
-// A runner is a job the pool can execute: a join half behind a frame, a
-// spawned scope task, or an injected task.
-type runner interface {
-	run(w *Worker)
-}
-
 // A frame is the shared part of one Join: the second half, published to
 // thieves through the owner's deque as frameRef(owner, depth).
 //
@@ -129,62 +123,6 @@ func (s *frameStack) ownerAtSlow(d uint32, owner int) *frame {
 		s.chunks[k].Store(c)
 	}
 	return &(*c)[off].frame
-}
-
-// argFrame is the job of JoinArgs: a non-capturing function and its argument.
-// The fast path leaves fn and arg in place when the join returns (clearing
-// them would cost stores with write barriers on every join), so the last
-// argument joined at a depth stays reachable until the next join at that
-// depth on that worker, or until Close: a bounded retention, one value per
-// depth per worker.
-type argFrame[B, R any] struct {
-	fn     func(*Worker, B) R
-	arg    B
-	result R
-}
-
-func (f *argFrame[B, R]) run(w *Worker) { f.result = f.fn(w, f.arg) }
-
-// fnFrame is the job of Join: a closure.
-type fnFrame[R any] struct {
-	fn     func(*Worker) R
-	result R
-}
-
-func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
-
-// runFrame runs a frame's job on w (a thief, or the owner running its own
-// join's second half while the join unwinds) and completes the frame (step 3
-// above). A panic is recovered into the frame; a Goexit is recorded and then
-// goes on unwinding w's goroutine: it belongs to the job's joiner, which
-// re-raises it, and every job on w's stack below this one descends from the
-// same joiner (work isolation: see wait.go), so it ends nothing that did not
-// fork it. The depth is restored however the job ends.
-func (w *Worker) runFrame(f *frame) {
-	p, owner := w.pool, f.owner
-	if owner != w.index {
-		f.thief.Store(int32(w.index) + 1)
-	}
-	d := w.depth
-	done := false
-	defer func() {
-		if !done {
-			if pe := unwinding(recover()); pe != nil {
-				f.panicked = pe
-			} else {
-				f.goexit = true
-			}
-			w.depth = d
-			if f.latch.Set() {
-				p.sleep.NotifyWorkerLatchIsSet(owner)
-			}
-		}
-	}()
-	f.job.run(w)
-	done = true
-	if f.latch.Set() {
-		p.sleep.NotifyWorkerLatchIsSet(owner)
-	}
 }
 
 // freeFrame makes the frame of the join at depth d free again after its job

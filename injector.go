@@ -302,15 +302,3 @@ func (r *roomWaiters) wakeOne() {
 	}
 	r.mu.Unlock()
 }
-
-// A task is a job submitted from outside the workers' fork-join trees and
-// queued in the injector: a goJob (Go and its kin) or a callJob (Run, Do and
-// theirs).
-//
-// Worker.runTask calls run, and then finish however run ended: with the
-// recovered panic (pe), after a runtime.Goexit (goexit), or normally. One
-// deferred recover serves every kind of task.
-type task interface {
-	run(w *Worker)
-	finish(w *Worker, pe *PanicError, goexit bool)
-}

@@ -44,7 +44,7 @@ const (
 // the complete rules. Nil functions panic.
 func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(*Worker, B) RB, b B) (ra RA, rb RB) {
 	if fa == nil || fb == nil {
-		panic("blitz: JoinArgs with a nil function")
+		panic("blitz: JoinArgs: nil function")
 	}
 	d := w.depth
 	f := w.frames.ownerAt(d, w.index)
@@ -106,7 +106,7 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 // per join instead of 27 (fib(30), one worker).
 func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA, rb RB) {
 	if a == nil || b == nil {
-		panic("blitz: Join with a nil function")
+		panic("blitz: Join: nil function")
 	}
 	d := w.depth
 	f := w.frames.ownerAt(d, w.index)
@@ -157,7 +157,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 // with the same panic and Goexit rules.
 func (w *Worker) Join(a, b func(*Worker)) {
 	if a == nil || b == nil {
-		panic("blitz: Worker.Join with a nil function")
+		panic("blitz: Worker.Join: nil function")
 	}
 	JoinArgs(w, callVoid, a, callVoid, b)
 }

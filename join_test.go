@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func fibArgs(w *Worker, n int) int {
@@ -43,9 +45,7 @@ func TestJoinResults(t *testing.T) {
 		}
 		var leaves atomic.Int64
 		doW(t, p, func(w *Worker) int { countVoid(w, 12, &leaves); return 0 })
-		if got := leaves.Load(); got != 1<<12 {
-			t.Errorf("Worker.Join leaves = %d, want %d", got, 1<<12)
-		}
+		assert.EqualValues(t, 1<<12, leaves.Load(), "Worker.Join leaves")
 		// Different result types at the same depth (a frame's job changes type).
 		s, n := Do(p, func(w *Worker) string {
 			s, n := Join(w, func(*Worker) string { return "x" }, func(*Worker) int { return 7 })
@@ -269,24 +269,17 @@ func TestJoinOwnerSleepsOnStolenHalf(t *testing.T) {
 	}
 }
 
+// TestJoinNil checks that each join form panics naming itself, and that
+// the worker goes on joining afterwards.
 func TestJoinNil(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
-		v := catchPanic(func() {
-			Do(p, func(w *Worker) int { a, _ := JoinArgs[int, int, int, int](w, nil, 1, fibArgs, 2); return a })
+		requireTaskPanics(t, p, "blitz: JoinArgs: nil function", func(w *Worker) {
+			JoinArgs[int, int, int, int](w, nil, 1, fibArgs, 2)
 		})
-		if v == nil {
-			t.Fatal("JoinArgs with a nil function did not panic")
-		}
-		if v := catchPanic(func() { Do(p, func(w *Worker) int { w.Join(nil, func(*Worker) {}); return 0 }) }); v == nil {
-			t.Error("Worker.Join with a nil function did not panic")
-		}
-		if v := catchPanic(func() {
-			Do(p, func(w *Worker) int { Join[int, int](w, func(*Worker) int { return 0 }, nil); return 0 })
-		}); v == nil {
-			t.Error("Join with a nil function did not panic")
-		}
-		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
-			t.Errorf("fib after nil joins = %d", got)
-		}
+		requireTaskPanics(t, p, "blitz: Worker.Join: nil function", func(w *Worker) { w.Join(nil, func(*Worker) {}) })
+		requireTaskPanics(t, p, "blitz: Join: nil function", func(w *Worker) {
+			Join[int, int](w, func(*Worker) int { return 0 }, nil)
+		})
+		assert.Equal(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "fib after nil joins")
 	})
 }

@@ -31,15 +31,15 @@ func checkLayerRunner(name string, r Runner) {
 // the layer function the user called, for the panic messages. A panic in fn
 // (or in the work it forks) reaches the caller as a *PanicError whichever
 // runner it came through: Pool.Run wraps it, and on a *Worker the recover
-// of onWorker does, for a call too small to fork (a join would have wrapped
+// of callInline does, for a call too small to fork (a join would have wrapped
 // it). A Goexit passes through unchanged.
 func enterLayer(name string, r Runner, fn func(w *Worker)) {
 	checkLayerRunner(name, r)
 	if w, ok := r.(*Worker); ok {
-		onWorker(w, func(w *Worker) struct{} { fn(w); return struct{}{} })
+		callInline(w, func(w *Worker) struct{} { fn(w); return struct{}{} })
 		return
 	}
-	r.enter(fn)
+	r.enter(name, fn)
 }
 
 // doLayer is enterLayer with a result. On a *Pool it is Do, whose job
@@ -47,25 +47,9 @@ func enterLayer(name string, r Runner, fn func(w *Worker)) {
 func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
 	checkLayerRunner(name, r)
 	if w, ok := r.(*Worker); ok {
-		return onWorker(w, fn)
+		return callInline(w, fn)
 	}
-	return Do(r.(*Pool), fn)
-}
-
-// onWorker calls fn(w), re-panicking a panic as a *PanicError (recover
-// returns nil for a Goexit, which goes on).
-func onWorker[T any](w *Worker, fn func(w *Worker) T) T {
-	ok := false
-	defer func() {
-		if !ok {
-			if pe := unwinding(recover()); pe != nil {
-				panic(pe)
-			}
-		}
-	}()
-	res := fn(w)
-	ok = true
-	return res
+	return do(r.(*Pool), fn, name)
 }
 
 // inlineOnCaller reports whether a call with no user callback (Sum, Min,

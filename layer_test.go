@@ -132,12 +132,6 @@ func requirePanicError(t *testing.T, v any, want any) {
 	assert.NotEmpty(t, pe.Stack)
 }
 
-// requirePanicMessage asserts that f panics with exactly msg.
-func requirePanicMessage(t *testing.T, msg string, f func()) {
-	t.Helper()
-	assert.PanicsWithValue(t, msg, f)
-}
-
 func TestSpanSplitsAdaptively(t *testing.T) {
 	withPool(t, []Option{WithWorkers(4)}, func(p *Pool) {
 		Do(p, func(w *Worker) int {

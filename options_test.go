@@ -103,3 +103,45 @@ func TestSpinRoundsMaxParks(t *testing.T) {
 		})
 	}
 }
+
+// TestBadServerOptions checks that negative capacities and sampling
+// intervals are constructor errors, and that the valid extremes construct.
+func TestBadServerOptions(t *testing.T) {
+	defer verifyNone(t)
+	for _, c := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithCapacity(-1), "WithCapacity(-1)"},
+		{WithCapacity(math.MinInt), "WithCapacity("},
+		{WithLatencySampling(-1), "WithLatencySampling(-1)"},
+	} {
+		p, err := New(c.opt)
+		if err == nil {
+			p.Close()
+			t.Errorf("New with a bad option: no error, want one naming %q", c.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("New: %v; want it to name %q", err, c.want)
+		}
+	}
+	for _, opts := range [][]Option{
+		{WithCapacity(0)}, {WithCapacity(1)}, {WithCapacity(math.MaxInt)},
+		{WithLatencySampling(0)}, {WithLatencySampling(1)}, {WithLatencySampling(math.MaxInt)},
+	} {
+		p, err := New(append(opts, WithWorkers(1))...)
+		if err != nil {
+			t.Errorf("New: %v", err)
+			continue
+		}
+		if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }); got != 55 {
+			t.Errorf("Do = %d", got)
+		}
+		within(t, "Close", func() {
+			if err := p.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+}

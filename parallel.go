@@ -68,7 +68,7 @@ func newSplitter(w *Worker, lo, hi, grain int) splitter {
 // body panics.
 func For(w *Worker, lo, hi, grain int, body func(w *Worker, lo, hi int)) {
 	if body == nil {
-		panic("blitz: For with a nil body")
+		panic("blitz: For: nil body")
 	}
 	if hi <= lo {
 		return
@@ -101,7 +101,7 @@ func forRange(w *Worker, j forJob) struct{} {
 // follow Join's rules. Nil functions panic.
 func MapReduce[T any](w *Worker, lo, hi, grain int, identity T, mapper func(w *Worker, lo, hi int) T, reduce func(a, b T) T) T {
 	if mapper == nil || reduce == nil {
-		panic("blitz: MapReduce with a nil function")
+		panic("blitz: MapReduce: nil function")
 	}
 	if hi <= lo {
 		return identity

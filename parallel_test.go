@@ -130,14 +130,8 @@ func TestParallelPanics(t *testing.T) {
 		if visited.Load() != 1000 {
 			t.Errorf("For with a Goexit visited %d indexes, want all 1000", visited.Load())
 		}
-		if v := catchPanic(func() { Do(p, func(w *Worker) int { For(w, 0, 1, 0, nil); return 0 }) }); v == nil {
-			t.Error("For with a nil body did not panic")
-		}
-		if v := catchPanic(func() {
-			Do(p, func(w *Worker) int { return MapReduce[int](w, 0, 1, 0, 0, nil, nil) })
-		}); v == nil {
-			t.Error("MapReduce with nil functions did not panic")
-		}
+		requireTaskPanics(t, p, "blitz: For: nil body", func(w *Worker) { For(w, 0, 1, 0, nil) })
+		requireTaskPanics(t, p, "blitz: MapReduce: nil function", func(w *Worker) { MapReduce[int](w, 0, 1, 0, 0, nil, nil) })
 	})
 }
 

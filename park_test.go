@@ -6,26 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/blitz-go/blitz/sleep"
 )
-
-// parkWatchdog is how long a park test waits before failing with a dump.
-const parkWatchdog = 30 * time.Second
-
-// waitOrDump waits for done, failing the test with every goroutine's stack if
-// it takes longer than parkWatchdog.
-func waitOrDump(t testing.TB, done <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-done:
-	case <-time.After(parkWatchdog):
-		buf := make([]byte, 1<<20)
-		n := runtime.Stack(buf, true)
-		t.Fatalf("%s: no progress after %v; goroutines:\n%s", what, parkWatchdog, buf[:n])
-	}
-}
 
 // testBackends lists every backend this system has.
 func testBackends(t testing.TB) []backend {

@@ -2,7 +2,6 @@ package blitz
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,8 +29,7 @@ type Pool struct {
 	// hasInjectedJobs.
 	queueWasEmpty func() bool
 
-	inj    injector
-	spawns spawnSlots
+	inj injector
 
 	// Completion. Every submitted task is counted once on the worker
 	// that finished it (Worker.roots; a withdrawn DoContext task counts
@@ -217,61 +215,6 @@ func sampleMask(every int) uint64 {
 // one so that a sampled time is never 0 (0 marks an unsampled task).
 func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) + 1 }
 
-// submit accepts a task from any goroutine. With a full bounded queue it
-// refuses with ErrQueueFull (wait false) or waits for room until ctx ends
-// (wait true). It refuses with ErrClosed once Close has begun.
-func (p *Pool) submit(ctx context.Context, t task, wait bool) error {
-	pos, b, r := p.inj.tryClaim()
-	if r == claimFull {
-		if !wait {
-			p.rejected.Add(1)
-			return ErrQueueFull
-		}
-		var err error
-		if pos, b, r, err = p.waitClaim(ctx); err != nil {
-			return err
-		}
-	}
-	if r == claimClosed {
-		return ErrClosed
-	}
-	var enq int64
-	if pos&p.sampleMask == 0 {
-		enq = p.now()
-	}
-	p.inj.publish(pos, b, t, enq)
-	// Whether the queue was empty is asked only if a worker sleeps: it
-	// loads head, a line the consumers write on every pop.
-	p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)
-	return nil
-}
-
-// waitClaim waits for room in the full bounded queue and claims a position,
-// or returns ctx's error. A submission from a task of the pool is let in
-// over the bound at once: it would otherwise wait for work that its own
-// worker must run (with one worker, a certain deadlock).
-func (p *Pool) waitClaim(ctx context.Context) (uint64, *injBlock, claimResult, error) {
-	if p.inTask() {
-		pos, b, r := p.inj.claim()
-		return pos, b, r, nil
-	}
-	done := ctx.Done()
-	for {
-		ch := p.inj.room.register()
-		pos, b, r := p.inj.tryClaim()
-		if r != claimFull {
-			p.inj.room.cancel(ch)
-			return pos, b, r, nil
-		}
-		select {
-		case <-ch:
-		case <-done:
-			p.inj.room.cancel(ch)
-			return 0, nil, claimFull, fmt.Errorf("blitz: waiting for room in the queue: %w", ctx.Err())
-		}
-	}
-}
-
 // inTask reports whether the caller is a task running on a worker of p.
 // It costs microseconds (curGoid), so it is asked only on slow paths.
 func (p *Pool) inTask() bool {
@@ -355,7 +298,7 @@ func (p *Pool) Close() error {
 // before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	if ctx == nil {
-		panic("blitz: Shutdown with a nil context")
+		panic("blitz: Pool.Shutdown: nil context")
 	}
 	if p.inTask() {
 		return ErrCloseInTask

@@ -13,10 +13,11 @@ package blitz
 type Runner interface {
 	// enter runs fn on a worker of the runner's pool and returns when fn
 	// returned; a panic or Goexit in fn reaches the caller as Pool.Run
-	// and Join describe.
-	enter(fn func(w *Worker))
+	// and Join describe. name is the function the user called, for the
+	// panic of a closed pool.
+	enter(name string, fn func(w *Worker))
 }
 
-func (p *Pool) enter(fn func(w *Worker)) { p.Run(fn) }
+func (p *Pool) enter(name string, fn func(w *Worker)) { p.run(name, fn) }
 
-func (w *Worker) enter(fn func(w *Worker)) { fn(w) }
+func (w *Worker) enter(_ string, fn func(w *Worker)) { fn(w) }

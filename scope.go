@@ -11,7 +11,7 @@ import (
 // and are all finished when Worker.Scope returns. Spawned tasks may spawn
 // more into the same scope.
 //
-// Each function the scope calls receives its own *Scope, bound to the worker
+// Each function the scope calls receives a *Scope bound to the worker
 // running it; like a *Worker it must be used only by that function, on its
 // goroutine, while the function runs.
 type Scope struct {
@@ -50,7 +50,7 @@ const (
 // exits after all finished. A nil fn panics.
 func (w *Worker) Scope(fn func(s *Scope)) {
 	if fn == nil {
-		panic("blitz: Scope with a nil function")
+		panic("blitz: Worker.Scope: nil function")
 	}
 	st := &scopeState{owner: w}
 	st.pending.Store(1)
@@ -70,7 +70,7 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 			}
 		}
 	}()
-	fn(&Scope{st: st, w: w})
+	fn(w.scopeFor(st))
 	phase = scopeWaiting
 	st.taskDone()
 	w.waitScope(st)
@@ -97,21 +97,37 @@ func (w *Worker) settleScope(st *scopeState) {
 }
 
 // Spawn queues fn to run in the scope, on this worker or a thief. fn receives
-// the worker running it and a Scope to spawn more. Spawning into a scope whose
-// Scope call has returned, or a nil fn, panics.
+// the worker running it and a Scope to spawn more. A spawn allocates nothing
+// itself (fn does, if it is a closure that captures variables). Spawning into
+// a scope whose Scope call has returned, or a nil fn, panics.
 func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 	if fn == nil {
-		panic("blitz: Spawn with a nil function")
+		panic("blitz: Scope.Spawn: nil function")
 	}
 	st := s.st
 	if st.pending.Add(1) == 1 {
-		panic("blitz: Spawn on a finished scope")
+		panic("blitz: Scope.Spawn: the scope has finished")
 	}
 	w := s.w
-	sp := &w.pool.spawns
-	i := sp.alloc()
-	sp.slot(i).job = &spawnJob{st: st, fn: fn}
-	w.push(spawnRef(i))
+	i := w.spawns.alloc()
+	sl := w.spawns.slot(i)
+	sl.st, sl.fn = st, fn
+	w.push(spawnRef(w.index, i))
+}
+
+// scopeFor returns the *Scope that a function of st running on w receives:
+// the body (Worker.Scope) or a task (Worker.runSpawn). A Scope never changes
+// after it is made, so the functions of one scope that run on one worker may
+// share it: w keeps the last one it made and makes another only for another
+// scope. The kept one keeps its scope's state reachable until w enters
+// another scope: one per worker.
+func (w *Worker) scopeFor(st *scopeState) *Scope {
+	if s := w.lastScope; s != nil && s.st == st {
+		return s
+	}
+	s := &Scope{st: st, w: w}
+	w.lastScope = s
+	return s
 }
 
 // record notes a panic (pe != nil) or a Goexit (pe == nil), as classified
@@ -132,39 +148,4 @@ func (st *scopeState) taskDone() {
 			o.pool.sleep.NotifyWorkerLatchIsSet(o.index)
 		}
 	}
-}
-
-// spawnJob is a task of a scope, parked in a spawn slot while queued.
-type spawnJob struct {
-	st *scopeState
-	fn func(*Worker, *Scope)
-}
-
-// run runs the task on w. On a worker other than the scope's owner it marks
-// the worker as running a task of st (Worker.scope) for as long as the task
-// runs, so that the owner, waiting, may steal what the task pushes; the mark
-// is cleared before the task is counted done and before w pushes anything
-// else.
-func (j *spawnJob) run(w *Worker) {
-	st := j.st
-	d := w.depth
-	var outer *scopeState
-	marked := st.owner != w
-	if marked {
-		outer = w.scope.Load()
-		w.scope.Store(st)
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			st.record(unwinding(recover()))
-			w.depth = d
-		}
-		if marked {
-			w.scope.Store(outer)
-		}
-		st.taskDone()
-	}()
-	j.fn(w, &Scope{st: st, w: w})
-	ok = true
 }

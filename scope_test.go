@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // spawnTree spawns a tree of tasks of depth d, each spawning two children from
@@ -26,9 +28,7 @@ func TestScopeResults(t *testing.T) {
 		doW(t, p, func(w *Worker) int {
 			w.Scope(func(s *Scope) { spawnTree(s, 10, &leaves) })
 			// Every task finished when Scope returned.
-			if got := leaves.Load(); got != 1<<10 {
-				t.Errorf("leaves when Scope returned = %d, want %d", got, 1<<10)
-			}
+			assert.EqualValues(t, 1<<10, leaves.Load(), "leaves when Scope returned")
 			return 0
 		})
 		// Many flat spawns, each writing its own slot; joins inside tasks.
@@ -111,9 +111,7 @@ func TestScopePanics(t *testing.T) {
 					t.Errorf("workers=%d body=%v: %d tasks ran, want all 20", workers, bodyPanics, ran.Load())
 				}
 			}
-			if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }); got != seqFib(12) {
-				t.Errorf("fib after scope panics = %d", got)
-			}
+			assert.EqualValues(t, seqFib(12), doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }), "fib after scope panics")
 		})
 	}
 }
@@ -148,30 +146,47 @@ func TestScopeGoexit(t *testing.T) {
 					t.Errorf("workers=%d inBody=%v: %d tasks ran, want 10", workers, inBody, ran.Load())
 				}
 			}
-			if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }); got != seqFib(12) {
-				t.Errorf("fib after scope Goexit = %d", got)
-			}
+			assert.EqualValues(t, seqFib(12), doW(t, p, func(w *Worker) int { return fibArgs(w, 12) }), "fib after scope Goexit")
 		})
 	}
 }
 
 func TestScopeMisuse(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
-		if v := catchPanic(func() { Do(p, func(w *Worker) int { w.Scope(nil); return 0 }) }); v == nil {
-			t.Error("Scope(nil) did not panic")
-		}
-		if v := catchPanic(func() {
-			Do(p, func(w *Worker) int { w.Scope(func(s *Scope) { s.Spawn(nil) }); return 0 })
-		}); v == nil {
-			t.Error("Spawn(nil) did not panic")
-		}
+		requireTaskPanics(t, p, "blitz: Worker.Scope: nil function", func(w *Worker) { w.Scope(nil) })
+		requireTaskPanics(t, p, "blitz: Scope.Spawn: nil function", func(w *Worker) {
+			w.Scope(func(s *Scope) { s.Spawn(nil) })
+		})
 		var leaked *Scope
 		doW(t, p, func(w *Worker) int { w.Scope(func(s *Scope) { leaked = s }); return 0 })
-		v := catchPanic(func() {
-			Do(p, func(w *Worker) int { leaked.Spawn(func(*Worker, *Scope) {}); return 0 })
+		requireTaskPanics(t, p, "blitz: Scope.Spawn: the scope has finished", func(*Worker) {
+			leaked.Spawn(func(*Worker, *Scope) {})
 		})
-		if pe, ok := v.(*PanicError); !ok || !strings.Contains(pe.Error(), "finished scope") {
-			t.Errorf("Spawn on a finished scope: %v, want a panic naming it", v)
-		}
 	})
+}
+
+// TestSpawnAllocs checks that a spawn costs no allocation of its own: a
+// scope of 1000 spawns of a function that captures nothing allocates only
+// the scope's state and the *Scope values handed out (one per worker that
+// ran a function of the scope), not one object per spawn.
+func TestSpawnAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, workers := range []int{1, 2} {
+		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+			spawn := func(w *Worker) {
+				w.Scope(func(s *Scope) {
+					for range 1000 {
+						s.Spawn(func(*Worker, *Scope) {})
+					}
+				})
+			}
+			allocs := doW(t, p, func(w *Worker) float64 {
+				spawn(w) // warm up: the deque and the slots grow
+				return testing.AllocsPerRun(20, func() { spawn(w) })
+			})
+			assert.LessOrEqual(t, allocs, float64(1+workers), "workers=%d: allocations per scope of 1000 spawns", workers)
+		})
+	}
 }

@@ -23,7 +23,7 @@ func Sort[S ~[]E, E cmp.Ordered](r Runner, s S) {
 		pdqsortOrdered(nil, pdqRootOrdered(nil, s))
 		return
 	}
-	sortEnter(r, func(w *Worker) { pdqsortOrdered(w, pdqRootOrdered(w, s)) })
+	sortEnter("Sort", r, func(w *Worker) { pdqsortOrdered(w, pdqRootOrdered(w, s)) })
 }
 
 // SortFunc sorts s in ascending order as determined by cmp, potentially in
@@ -42,17 +42,18 @@ func SortFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 	if cmp == nil {
 		panic("blitz: SortFunc: nil comparison function")
 	}
-	sortFunc(r, s, cmp)
+	sortFunc("SortFunc", r, s, cmp)
 }
 
-// sortFunc is SortFunc after the checks, shared with SortByKey.
-func sortFunc[E any](r Runner, s []E, cmp func(a, b E) int) {
+// sortFunc is SortFunc after the checks, shared with SortByKey; name is
+// the function the user called.
+func sortFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 	if len(s) <= sortInlineMax {
 		defer repanicSort()
 		pdqsortFunc(nil, pdqRootFunc(nil, s, cmp))
 		return
 	}
-	sortEnter(r, func(w *Worker) { pdqsortFunc(w, pdqRootFunc(w, s, cmp)) })
+	sortEnter(name, r, func(w *Worker) { pdqsortFunc(w, pdqRootFunc(w, s, cmp)) })
 }
 
 // SortByKey sorts s in ascending order of key(e), potentially in parallel on
@@ -65,7 +66,7 @@ func SortByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
 	if key == nil {
 		panic("blitz: SortByKey: nil key function")
 	}
-	sortFunc(r, s, func(a, b E) int { return cmp.Compare(key(a), key(b)) })
+	sortFunc("SortByKey", r, s, func(a, b E) int { return cmp.Compare(key(a), key(b)) })
 }
 
 // IsSorted reports whether s is sorted in ascending order, with NaNs first,
@@ -77,7 +78,7 @@ func IsSorted[S ~[]E, E cmp.Ordered](r Runner, s S) bool {
 		return isSortedOrdered(nil, s)
 	}
 	var sorted bool
-	sortEnter(r, func(w *Worker) { sorted = isSortedOrdered(w, s) })
+	sortEnter("IsSorted", r, func(w *Worker) { sorted = isSortedOrdered(w, s) })
 	return sorted
 }
 
@@ -94,7 +95,7 @@ func IsSortedFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) bool {
 		return isSortedFunc(nil, s, cmp)
 	}
 	var sorted bool
-	sortEnter(r, func(w *Worker) { sorted = isSortedFunc(w, s, cmp) })
+	sortEnter("IsSortedFunc", r, func(w *Worker) { sorted = isSortedFunc(w, s, cmp) })
 	return sorted
 }
 
@@ -154,13 +155,13 @@ func checkRunner(r Runner, fn string) {
 // sortEnter runs fn on r: on a worker of the pool when r is a *Pool, on r
 // itself when it is a *Worker. A panic in fn reaches the caller as a
 // *PanicError either way, as Pool.Run delivers it.
-func sortEnter(r Runner, fn func(w *Worker)) {
+func sortEnter(name string, r Runner, fn func(w *Worker)) {
 	if w, ok := r.(*Worker); ok {
 		defer repanicSort()
 		fn(w)
 		return
 	}
-	r.enter(fn)
+	r.enter(name, fn)
 }
 
 // repanicSort, deferred by a sort that runs on the caller's goroutine,

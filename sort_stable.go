@@ -21,7 +21,7 @@ func SortStableFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 	if cmp == nil {
 		panic("blitz: SortStableFunc: nil comparison function")
 	}
-	sortStableFunc(r, s, cmp)
+	sortStableFunc("SortStableFunc", r, s, cmp)
 }
 
 // SortStableByKey sorts s in ascending order of key(e), keeping elements
@@ -34,7 +34,7 @@ func SortStableByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K)
 	if key == nil {
 		panic("blitz: SortStableByKey: nil key function")
 	}
-	sortStableFunc(r, s, func(a, b E) int { return cmp.Compare(key(a), key(b)) })
+	sortStableFunc("SortStableByKey", r, s, func(a, b E) int { return cmp.Compare(key(a), key(b)) })
 }
 
 // Sizes of the stable sort.
@@ -83,8 +83,9 @@ type stableJob[E any] struct {
 	a, b, d []E
 }
 
-// sortStableFunc is SortStableFunc after the checks.
-func sortStableFunc[E any](r Runner, s []E, cmp func(a, b E) int) {
+// sortStableFunc is SortStableFunc after the checks, shared with
+// SortStableByKey; name is the function the user called.
+func sortStableFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 	n := len(s)
 	if n < 2 {
 		return
@@ -107,7 +108,7 @@ func sortStableFunc[E any](r Runner, s []E, cmp func(a, b E) int) {
 		d++
 	}
 	c.done = make([]bool, 1<<(d+1))
-	sortEnter(r, func(w *Worker) {
+	sortEnter(name, r, func(w *Worker) {
 		c.workers = workersOf(w)
 		stableSortPar(w, stableJob[E]{c: c, lo: 0, hi: n})
 	})

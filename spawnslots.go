@@ -1,106 +1,132 @@
 package blitz
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/blitz-go/blitz/atomics"
 )
 
-// spawnSlots holds the jobs of Scope.Spawn while their refs sit in a deque.
-// A deque carries integers only, so a spawned job (a heap object) is parked in
-// a slot and the deque carries spawnRef(slot).
+// spawnSlots holds the tasks one worker spawned (Scope.Spawn) while their
+// refs sit in a deque. A deque carries integers only, so a task is parked in
+// a slot of its spawner and the deque carries spawnRef(spawner, slot); any
+// worker that wins the ref (a pop or a steal) takes the task out of the slot
+// and frees it (Worker.execute).
 //
-// The slots live in never-moved geometric chunks (chunks.go). Free slots form
-// a lock-free stack of slot numbers whose head word packs a tag with the top:
+// Every worker has its own slots, so a spawn touches no word shared by the
+// whole pool:
 //
-//	bits  0-31  top: slot number + 1 of the first free slot (0: none free)
-//	bits 32-63  tag: incremented by every successful CAS
+//   - alloc (the owner, from Scope.Spawn) pops the owner's private free
+//     list: plain loads and stores. When it is empty, the owner takes every
+//     slot that other workers freed meanwhile with one Swap of remote, and
+//     only when that is empty too creates a new chunk.
+//   - free by the owner (it ran its own task) pushes on the private list.
+//   - free by another worker (a thief ran the task) pushes on remote, a
+//     stack of slot numbers, with a CAS. Pushes by many and a take-all by
+//     the owner cannot suffer ABA: nobody pops a single element, so a
+//     successful CAS always links onto the very top it read.
 //
-// The tag defeats ABA: a pop that read top=i and next=j cannot succeed after
-// i was popped and pushed back in between, because the tag moved. It wraps
-// after 2^32 operations, harmless unless one CAS is delayed across exactly a
-// multiple of 2^32 others and sees the same top.
+// The slots live in never-moved geometric chunks (chunks.go), created by the
+// owner and published with an atomic store before any ref to their slots is
+// pushed, so a thief resolving a ref always finds its chunk.
+//
+// BenchmarkScopeSpawn (scope_bench_test.go) measures a spawn; its figures
+// against the former pool-wide free list are in
+// bench/results/scope-spawn-amd64.txt.
 type spawnSlots struct {
-	// head: CAS by alloc (pop) and free (push), any goroutine.
-	head atomic.Uint64
-	// mu serialises growth; n is the number of chunks created (under mu).
-	mu     sync.Mutex
-	n      int
+	// free is the slot number + 1 of the first slot of the owner's free
+	// list (0: empty), linked through spawnSlot.next. n is the number of
+	// chunks created. Both owner-only.
+	free uint32
+	n    int
+	// chunks are written by the owner (grow) and loaded by any worker
+	// resolving a ref (slot).
 	chunks [maxChunks]atomic.Pointer[[]spawnSlot]
+
+	_ atomics.Pad
+
+	// remote is the slot number + 1 of the first slot freed by another
+	// worker (0: none), linked through spawnSlot.next: pushed with CAS by
+	// those workers (freeRemote), taken whole with Swap by the owner
+	// (alloc). Alone on its line: thieves write it, the owner rarely
+	// reads it.
+	remote atomic.Uint32
+
+	_ atomics.Pad
 }
 
+// spawnSlot is one parked task.
 type spawnSlot struct {
-	// next is the free-list link (slot number + 1), written before the
-	// push CAS that publishes it and read by pops; atomic because a stale
-	// pop may read it while another goroutine relinks it.
-	next atomic.Uint32
-	// job is written by the allocating owner before the deque push and read
-	// and cleared by the goroutine that wins the ref (pop or steal), before
-	// it frees the slot.
-	job runner
+	// st and fn are written by the owner (Scope.Spawn) before it pushes
+	// the ref, whose publication orders them; read and cleared by the
+	// worker that won the ref (take), before it frees the slot.
+	st *scopeState
+	fn func(*Worker, *Scope)
+	// next is the free-list link (slot number + 1): written by whoever
+	// frees the slot, before the free publishes it (the owner's own list,
+	// or remote's CAS), and read by the owner after it took it back.
+	next uint32
 }
 
-const (
-	spawnTopMask = 1<<32 - 1
-	spawnTagOne  = 1 << 32
-)
-
+// slot returns slot i; any worker holding a ref to it may call it.
 func (s *spawnSlots) slot(i uint32) *spawnSlot {
 	k, off := chunkOf(i)
 	return &(*s.chunks[k].Load())[off]
 }
 
-// alloc takes a free slot, creating a chunk when none is free.
+// alloc takes a free slot. Owner only.
 func (s *spawnSlots) alloc() uint32 {
-	for {
-		h := s.head.Load()
-		top := uint32(h & spawnTopMask)
-		if top == 0 {
+	if s.free == 0 {
+		s.free = s.remote.Swap(0)
+		if s.free == 0 {
 			s.grow()
-			continue
-		}
-		next := s.slot(top - 1).next.Load()
-		if s.head.CompareAndSwap(h, (h&^spawnTopMask)+spawnTagOne|uint64(next)) {
-			return top - 1
 		}
 	}
+	i := s.free - 1
+	s.free = s.slot(i).next
+	return i
 }
 
-// free returns slot i to the free stack.
-func (s *spawnSlots) free(i uint32) {
+// take empties slot i, frees it and returns its task; the caller won the
+// slot's ref. byOwner says that the caller is the owner, which frees the
+// slot on its private list; any other worker frees it on remote.
+func (s *spawnSlots) take(i uint32, byOwner bool) (st *scopeState, fn func(*Worker, *Scope)) {
 	sl := s.slot(i)
+	st, fn = sl.st, sl.fn
+	sl.st, sl.fn = nil, nil
+	if byOwner {
+		sl.next = s.free
+		s.free = i + 1
+	} else {
+		s.freeRemote(sl, i)
+	}
+	return st, fn
+}
+
+// freeRemote pushes slot i (sl) on remote: a worker other than the owner
+// frees it.
+func (s *spawnSlots) freeRemote(sl *spawnSlot, i uint32) {
 	for {
-		h := s.head.Load()
-		sl.next.Store(uint32(h & spawnTopMask))
-		if s.head.CompareAndSwap(h, (h&^spawnTopMask)+spawnTagOne|uint64(i+1)) {
+		h := s.remote.Load()
+		sl.next = h
+		if s.remote.CompareAndSwap(h, i+1) {
 			return
 		}
 	}
 }
 
-// grow creates the next chunk and pushes all its slots as one chain.
+// grow creates the next chunk and makes its slots the free list. Owner
+// only, with the free list empty.
 func (s *spawnSlots) grow() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.head.Load()&spawnTopMask != 0 {
-		return // another goroutine grew it, or slots were freed meanwhile
-	}
 	if s.n == maxChunks {
-		panic("blitz: too many pending spawned tasks")
+		panic("blitz: Scope.Spawn: too many pending spawned tasks on one worker")
 	}
 	k := s.n
 	c := make([]spawnSlot, chunkLen(k))
 	base := uint32(chunkBase * (1<<k - 1))
 	for i := range c[:len(c)-1] {
-		c[i].next.Store(base + uint32(i) + 2) // slot number + 1 of the next one
+		c[i].next = base + uint32(i) + 2 // slot number + 1 of the next one
 	}
-	s.chunks[k].Store(&c)
+	s.chunks[k].Store(&c) // before any ref to these slots is pushed
 	s.n++
-	last := &c[len(c)-1]
-	for {
-		h := s.head.Load()
-		last.next.Store(uint32(h & spawnTopMask))
-		if s.head.CompareAndSwap(h, (h&^spawnTopMask)+spawnTagOne|uint64(base+1)) {
-			return
-		}
-	}
+	s.free = base + 1
 }

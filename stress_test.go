@@ -36,76 +36,67 @@ func TestStressMixed(t *testing.T) {
 	want := irregularSeq(n)
 	for _, k := range testParkings() {
 		withPool(t, []Option{WithWorkers(4), WithParking(k)}, func(p *Pool) {
-			start := make(chan struct{})
-			var wg sync.WaitGroup
 			var bad atomic.Int64
 			var fired sync.WaitGroup
 			var pairMu sync.Mutex
-			for c := 0; c < callers; c++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					<-start
-					for i := 0; i < iters; i++ {
-						switch (c + i) % 5 {
-						case 0:
-							if got := Do(p, func(w *Worker) int { return irregular(w, n) }); got != want {
-								t.Errorf("irregular(%d) = %d, want %d", n, got, want)
-								bad.Add(1)
-							}
-						case 1:
-							var sum atomic.Int64
-							p.Run(func(w *Worker) {
-								w.Scope(func(s *Scope) {
-									for j := 0; j < 50; j++ {
-										s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(irregular(w, 60))) })
-									}
-								})
-							})
-							if sum.Load() != int64(50*irregularSeq(60)) {
-								t.Errorf("scope sum = %d, want %d", sum.Load(), 50*irregularSeq(60))
-								bad.Add(1)
-							}
-						case 2:
-							got := Do(p, func(w *Worker) int {
-								return MapReduce(w, 0, 1<<14, 0, 0, func(_ *Worker, lo, hi int) int { return hi - lo },
-									func(a, b int) int { return a + b })
-							})
-							if got != 1<<14 {
-								t.Errorf("MapReduce = %d", got)
-								bad.Add(1)
-							}
-						case 4:
-							// A join whose second half is certainly
-							// stolen (the first waits for it to start),
-							// even at GOMAXPROCS=1, where natural steals
-							// can be rare. The first half blocks its
-							// worker, so one such join at a time: four
-							// at once could block all four workers.
-							pairMu.Lock()
-							got := Do(p, func(w *Worker) int {
-								var x, y int
-								stolenPair(w, func(w *Worker) { x = irregular(w, 60) }, func(w *Worker) { y = irregular(w, 60) })
-								return x + y
-							})
-							pairMu.Unlock()
-							if got != 2*irregularSeq(60) {
-								t.Errorf("stolen pair = %d, want %d", got, 2*irregularSeq(60))
-								bad.Add(1)
-							}
-						case 3:
-							fired.Add(1)
-							if err := p.Go(func(w *Worker) { defer fired.Done(); irregular(w, 60) }); err != nil {
-								bad.Add(1)
-								fired.Done()
-							}
+			together(t, "stress callers", callers, func(c int) {
+				for i := 0; i < iters; i++ {
+					switch (c + i) % 5 {
+					case 0:
+						if got := Do(p, func(w *Worker) int { return irregular(w, n) }); got != want {
+							t.Errorf("irregular(%d) = %d, want %d", n, got, want)
+							bad.Add(1)
 						}
-						runtime.Gosched()
+					case 1:
+						var sum atomic.Int64
+						p.Run(func(w *Worker) {
+							w.Scope(func(s *Scope) {
+								for j := 0; j < 50; j++ {
+									s.Spawn(func(w *Worker, _ *Scope) { sum.Add(int64(irregular(w, 60))) })
+								}
+							})
+						})
+						if sum.Load() != int64(50*irregularSeq(60)) {
+							t.Errorf("scope sum = %d, want %d", sum.Load(), 50*irregularSeq(60))
+							bad.Add(1)
+						}
+					case 2:
+						got := Do(p, func(w *Worker) int {
+							return MapReduce(w, 0, 1<<14, 0, 0, func(_ *Worker, lo, hi int) int { return hi - lo },
+								func(a, b int) int { return a + b })
+						})
+						if got != 1<<14 {
+							t.Errorf("MapReduce = %d", got)
+							bad.Add(1)
+						}
+					case 4:
+						// A join whose second half is certainly
+						// stolen (the first waits for it to start),
+						// even at GOMAXPROCS=1, where natural steals
+						// can be rare. The first half blocks its
+						// worker, so one such join at a time: four
+						// at once could block all four workers.
+						pairMu.Lock()
+						got := Do(p, func(w *Worker) int {
+							var x, y int
+							stolenPair(w, func(w *Worker) { x = irregular(w, 60) }, func(w *Worker) { y = irregular(w, 60) })
+							return x + y
+						})
+						pairMu.Unlock()
+						if got != 2*irregularSeq(60) {
+							t.Errorf("stolen pair = %d, want %d", got, 2*irregularSeq(60))
+							bad.Add(1)
+						}
+					case 3:
+						fired.Add(1)
+						if err := p.Go(func(w *Worker) { defer fired.Done(); irregular(w, 60) }); err != nil {
+							bad.Add(1)
+							fired.Done()
+						}
 					}
-				}()
-			}
-			close(start)
-			within(t, "stress callers", wg.Wait)
+					runtime.Gosched()
+				}
+			})
 			within(t, "fired tasks", fired.Wait)
 			if bad.Load() != 0 {
 				t.Errorf("parking=%v: %d wrong results", k, bad.Load())
@@ -140,29 +131,6 @@ func TestNestedPools(t *testing.T) {
 		})
 		if got != 2*seqFib(15) {
 			t.Errorf("nested pools = %d", got)
-		}
-	})
-}
-
-func TestStats(t *testing.T) {
-	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
-		before := p.Stats()
-		doW(t, p, func(w *Worker) int { return fibArgs(w, 18) })
-		var wg sync.WaitGroup
-		wg.Add(10)
-		for i := 0; i < 10; i++ {
-			p.Go(func(*Worker) { wg.Done() })
-		}
-		within(t, "tasks", wg.Wait)
-		st := p.Stats()
-		if st.Workers != 2 {
-			t.Errorf("Workers = %d", st.Workers)
-		}
-		if st.Injected-before.Injected != 11 {
-			t.Errorf("Injected grew by %d, want 11", st.Injected-before.Injected)
-		}
-		if st.Executed-before.Executed < 11 {
-			t.Errorf("Executed grew by %d, want >= 11", st.Executed-before.Executed)
 		}
 	})
 }

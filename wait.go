@@ -130,8 +130,7 @@ func (w *Worker) waitJoin(f *frame) {
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)
-				w.stats.bump(&w.stats.executed)
-				w.executeRef(r)
+				w.execute(work{ref: r})
 				rounds = 0
 				continue
 			case deque.Retry:
@@ -153,14 +152,12 @@ func (w *Worker) waitScope(st *scopeState) {
 	rounds := 0
 	for !st.latch.Probe() {
 		if r, ok := w.deque.Pop(); ok {
-			w.stats.bump(&w.stats.executed)
-			w.executeRef(r)
+			w.execute(work{ref: r})
 			rounds = 0
 			continue
 		}
 		if r, ok := w.stealInScope(st); ok {
-			w.stats.bump(&w.stats.executed)
-			w.executeRef(r)
+			w.execute(work{ref: r})
 			rounds = 0
 			continue
 		}

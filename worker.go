@@ -6,7 +6,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/deque"
@@ -47,11 +46,15 @@ type Worker struct {
 	rng      uint64   // xorshift64* state for random victims
 	waitKind waitKind // what the innermost wait (wait.go) waits for
 
+	// lastScope is the *Scope this worker last handed to a function of a
+	// scope (scopeFor), reused for the next function of the same scope.
+	lastScope *Scope
+
 	// scope is the scope whose spawned task this worker runs for another
 	// worker (the scope's owner), nil when it runs none. Written by the
-	// worker goroutine around each such task (spawnJob.run), loaded by the
-	// scope's owner while it waits (waitScope), which steals only from
-	// workers that run a task of its scope.
+	// worker goroutine around each such task (runSpawn, job.go), loaded
+	// by the scope's owner while it waits (waitScope), which steals only
+	// from workers that run a task of its scope.
 	scope atomic.Pointer[scopeState]
 
 	// lent counts the loans in progress of this worker to goroutines that
@@ -92,6 +95,11 @@ type Worker struct {
 
 	_ atomics.Pad
 
+	// spawns parks the tasks this worker spawned while their refs are
+	// queued (spawnslots.go): alloc by the worker goroutine, take by
+	// whichever worker wins a ref.
+	spawns spawnSlots
+
 	frames frameStack
 }
 
@@ -110,14 +118,6 @@ const (
 	waitScope                     // spawned tasks of a scope are running
 	waitCall                      // a call into another pool (DoFrom)
 )
-
-// work is one job found by findWork: a deque ref, or a submitted task with
-// its submit time (0 when it is not sampled).
-type work struct {
-	ref jobRef
-	inj task
-	enq int64
-}
 
 // push publishes a ref on the worker's deque and tells the sleep protocol
 // (which wakes a sleeper only if no idle worker can take it). A pool of one
@@ -146,64 +146,9 @@ func (w *Worker) findWork() (work, bool) {
 		return work{ref: r}, true
 	}
 	if j, enq, ok := w.pool.inj.pop(); ok {
-		return work{inj: j, enq: enq}, true
+		return work{ref: taskRef, task: j, enq: enq}, true
 	}
 	return work{}, false
-}
-
-// execute runs one found job.
-func (w *Worker) execute(wk work) {
-	w.stats.bump(&w.stats.executed)
-	if wk.inj != nil {
-		w.runTask(wk.inj, wk.enq)
-		return
-	}
-	w.executeRef(wk.ref)
-}
-
-// executeRef runs the job a deque ref names: a join's second half (frame) or
-// a spawned scope task (slot).
-func (w *Worker) executeRef(r jobRef) {
-	if r.kind() == kindFrame {
-		w.runFrame(w.pool.workers[r.worker()].frames.at(r.index()))
-		return
-	}
-	sp := &w.pool.spawns
-	s := sp.slot(r.index())
-	j := s.job
-	s.job = nil
-	sp.free(r.index())
-	j.run(w)
-}
-
-// runTask runs a submitted task, recovers its panic and hands it (or its
-// Goexit) to the task's finish, records it in the worker's metrics (its
-// queue wait and run time if it was sampled: enq != 0) and counts it
-// finished, however it ended.
-func (w *Worker) runTask(t task, enq int64) {
-	p := w.pool
-	var start int64
-	if enq != 0 {
-		start = p.now()
-	}
-	d := w.depth
-	returned := false
-	defer func() {
-		var pe *PanicError
-		if !returned {
-			pe = unwinding(recover())
-			w.depth = d
-		}
-		t.finish(w, pe, !returned && pe == nil)
-		var wait, run time.Duration
-		if enq != 0 {
-			wait, run = time.Duration(start-enq), time.Duration(p.now()-start)
-		}
-		w.metrics.done(wait, run, enq != 0, pe != nil)
-		p.rootDone(w)
-	}()
-	t.run(w)
-	returned = true
 }
 
 // run is the body of a worker goroutine.

@@ -8,9 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
-// The outcome of one submission in TestServerSubmitRacesShutdown, as its
+// The outcome of one submission in TestSubmitRacesShutdown, as its
 // submitter saw it.
 const (
 	outNone      int32 = iota // not submitted (a bug in the test)
@@ -78,7 +80,7 @@ func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task fun
 	return outNone
 }
 
-// TestServerSubmitRacesShutdown races submitters on every submission path
+// TestSubmitRacesShutdown races submitters on every submission path
 // (Go, TryGo, GoContext, DoContext, TryDo, Run, Do) against Close or
 // Shutdown and against the cancellation of their context, on every backend,
 // with and without a capacity. The invariant, checked per task: a task whose
@@ -91,7 +93,7 @@ func submitOne(t *testing.T, p *Pool, ctx context.Context, path string, task fun
 // got ErrClosed and never runs. The rare path it must reach is a submission
 // refused because the pool had closed (with others of the same round
 // accepted).
-func TestServerSubmitRacesShutdown(t *testing.T) {
+func TestSubmitRacesShutdown(t *testing.T) {
 	rounds, submitters, each := 3, 8, 150
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 35
@@ -124,7 +126,7 @@ func TestServerSubmitRacesShutdown(t *testing.T) {
 	}
 }
 
-// stressCounts are TestServerSubmitRacesShutdown's tallies over all rounds.
+// stressCounts are TestSubmitRacesShutdown's tallies over all rounds.
 type stressCounts struct {
 	closedRounds                              atomic.Int64 // rounds with tasks accepted and tasks refused for Close
 	closedRefusals, fullRefusals, ctxRefusals atomic.Int64
@@ -132,7 +134,7 @@ type stressCounts struct {
 	children, childrenRefused                 atomic.Int64 // follow-ups submitted from tasks
 }
 
-// stressRound is one round of TestServerSubmitRacesShutdown on pool p.
+// stressRound is one round of TestSubmitRacesShutdown on pool p.
 func stressRound(t *testing.T, p *Pool, round, submitters, each int, c *stressCounts) {
 	total := submitters * each
 	runs := make([]atomic.Int32, total)
@@ -195,21 +197,15 @@ func stressRound(t *testing.T, p *Pool, round, submitters, each int, c *stressCo
 	within(t, "shutting down", func() {
 		switch round % 3 {
 		case 0:
-			if err := p.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
+			assert.NoError(t, p.Close(), "Close")
 		case 1:
-			if err := p.Shutdown(context.Background()); err != nil {
-				t.Errorf("Shutdown: %v", err)
-			}
+			assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 		case 2:
 			var se *ShutdownError
 			if err := p.Shutdown(cancelled()); err != nil && !errors.As(err, &se) {
 				t.Errorf("Shutdown(cancelled) = %v, want nil or a *ShutdownError", err)
 			}
-			if err := p.Close(); err != nil {
-				t.Errorf("Close after Shutdown(cancelled): %v", err)
-			}
+			assert.NoError(t, p.Close(), "Close after Shutdown(cancelled)")
 		}
 		ranAtClose = ran.Load()
 	})
@@ -314,7 +310,7 @@ func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
 	return n
 }
 
-// TestServerRoomWaitersStress keeps a queue of one or two slots full with
+// TestSubmitRoomWaitersStress keeps a queue of one or two slots full with
 // many submitters waiting for room (Go, GoContext, DoContext), while a
 // canceller goroutine cancels a third of their contexts at random moments,
 // some of them while their submitter waits, some just as room is handed to
@@ -324,7 +320,7 @@ func outcomesAbandonedNotRun(runs, outcomes []atomic.Int32) int {
 // refused for its context never ran, given up by DoContext ran at most once;
 // ran + refused == submitted. The rare path it must reach: a GoContext
 // cancelled after it began to wait for room (it had watched its context).
-func TestServerRoomWaitersStress(t *testing.T) {
+func TestSubmitRoomWaitersStress(t *testing.T) {
 	rounds, submitters, each := 1, 8, 90
 	if testing.Short() {
 		rounds, submitters, each = 1, 4, 40
@@ -409,9 +405,7 @@ func waitersRound(t *testing.T, p *Pool, submitters, each int, ctxRefusals, wait
 	close(cancels)
 	within(t, "canceller", func() { <-cancellerDone })
 	within(t, "Shutdown", func() {
-		if err := p.Shutdown(context.Background()); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
+		assert.NoError(t, p.Shutdown(context.Background()), "Shutdown")
 	})
 	close(stopStats)
 	within(t, "the Stats reader", func() { <-snapshots })
@@ -512,42 +506,33 @@ func TestTryGoNeverFullBelowCapacity(t *testing.T) {
 			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
 				withPool(t, []Option{WithParking(k), WithWorkers(workers), WithCapacity(capacity)}, func(p *Pool) {
 					var full, inflight atomic.Int64
-					start := make(chan struct{})
-					var wg sync.WaitGroup
-					for s := 0; s < submitters; s++ {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							<-start
-							for i := 0; i < each; i++ {
-								if inflight.Add(1) > 1 {
-									contended.Add(1)
+					together(t, "submitters", submitters, func(s int) {
+						for i := 0; i < each; i++ {
+							if inflight.Add(1) > 1 {
+								contended.Add(1)
+							}
+							var err error
+							if i%2 == 0 {
+								var v int
+								v, err = TryDo(context.Background(), p, func(*Worker) int { return i })
+								if err == nil && v != i {
+									t.Errorf("TryDo = %d, want %d", v, i)
 								}
-								var err error
-								if i%2 == 0 {
-									var v int
-									v, err = TryDo(context.Background(), p, func(*Worker) int { return i })
-									if err == nil && v != i {
-										t.Errorf("TryDo = %d, want %d", v, i)
-									}
-								} else {
-									done := make(chan struct{})
-									if err = p.TryGo(func(*Worker) { close(done) }); err == nil {
-										<-done
-									}
-								}
-								inflight.Add(-1)
-								switch {
-								case errors.Is(err, ErrQueueFull):
-									full.Add(1)
-								case err != nil:
-									t.Errorf("submit: %v", err)
+							} else {
+								done := make(chan struct{})
+								if err = p.TryGo(func(*Worker) { close(done) }); err == nil {
+									<-done
 								}
 							}
-						}()
-					}
-					close(start)
-					within(t, "submitters", wg.Wait)
+							inflight.Add(-1)
+							switch {
+							case errors.Is(err, ErrQueueFull):
+								full.Add(1)
+							case err != nil:
+								t.Errorf("submit: %v", err)
+							}
+						}
+					})
 					if n := full.Load(); n != 0 {
 						t.Errorf("%d of %d submissions refused with ErrQueueFull; the queue never held more than %d of its %d slots",
 							n, submitters*each, submitters, capacity)

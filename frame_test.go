@@ -1,0 +1,30 @@
+package blitz
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/blitz-go/blitz/atomics"
+)
+
+func TestFrameLayout(t *testing.T) {
+	if unsafe.Sizeof(frame{}) != unsafe.Sizeof(frameLayout{}) {
+		t.Errorf("frame is %d bytes, frameLayout %d: keep them in step", unsafe.Sizeof(frame{}), unsafe.Sizeof(frameLayout{}))
+	}
+	if unsafe.Sizeof(paddedFrame{})%atomics.CacheLineSize != 0 {
+		t.Errorf("paddedFrame is %d bytes, not whole %d-byte lines", unsafe.Sizeof(paddedFrame{}), atomics.CacheLineSize)
+	}
+}
+
+func TestFrameStackDeep(t *testing.T) {
+	var s frameStack
+	s.init(3)
+	seen := map[*frame]bool{}
+	for d := uint32(0); d < 5000; d++ {
+		f := s.ownerAt(d, 3)
+		if f != s.at(d) || f.owner != 3 || seen[f] {
+			t.Fatalf("depth %d: frame %p (owner %d) inconsistent or reused", d, f, f.owner)
+		}
+		seen[f] = true
+	}
+}

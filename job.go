@@ -1,0 +1,241 @@
+package blitz
+
+import (
+	"time"
+)
+
+// Jobs.
+//
+// A job is anything a worker runs. There are three kinds, and a worker meets
+// them all in one place, Worker.execute, which tells them apart by the kind of
+// their jobRef:
+//
+//   - kindFrame: the second half of a join (Join, JoinArgs, Worker.Join).
+//     It lives in the joiner's frame at the join's depth (frame.go); its
+//     result, panic or Goexit travel back in the frame, and the joiner
+//     re-raises the panic or Goexit (join.go: propagate, unwindJoin).
+//   - kindSpawn: a task of a scope (Scope.Spawn). It lives in a spawn slot of
+//     the spawning worker (spawnslots.go) while its ref is queued; its panic
+//     or Goexit travels to the scope (scopeState.record), which re-raises it
+//     when Worker.Scope returns (scope.go). It has no result.
+//   - kindTask: a task submitted from outside the workers' fork-join trees
+//     (submit.go: Go, Run, Do and their kin). It travels in the injector
+//     (injector.go), not in a deque, so its ref names no storage: the task
+//     itself comes with the ref in a work value. Its outcome goes to its
+//     finish method: the panic handler for Go, the waiting caller for Do.
+//
+// Frames and spawns are named by integers because the deques carry integers
+// only; submitted tasks are Go values because the injector carries those.
+
+// A jobRef is what the deques carry: an integer that names a job, never a
+// pointer, so pushing and stealing store no Go pointer (no GC write barrier,
+// nothing hidden from the collector) and the deque can publish it with plain
+// integer stores.
+//
+// Bit layout (named constants below; TestJobRefLayout pins it):
+//
+//	bits  0-31  index:  the join depth of a frame (kindFrame) or the slot
+//	                    number of a spawned job (kindSpawn); 0 for kindTask
+//	bits 32-47  worker: the index of the worker that owns the frame or the
+//	                    spawn slot; 0 for kindTask
+//	bits 48-61  zero
+//	bits 62-63  kind
+//
+// Overflow is impossible rather than harmless: New refuses more workers than
+// sleep.MaxWorkers (< 1<<16); a join depth is bounded by the goroutine stack
+// (Go's 1 GB maximum stack holds far fewer than 1<<32 nested joins, each
+// needing a few stack frames); a worker's spawn slots are bounded by memory
+// (a slot is 24 bytes, 1<<32 of them would be 96 GiB) and spawnSlots.grow
+// panics before the index could wrap.
+type jobRef uint64
+
+const (
+	refIndexBits  = 32
+	refIndexMask  = 1<<refIndexBits - 1
+	refWorkerBits = 16
+	refWorkerMask = 1<<refWorkerBits - 1
+	refWorkerLow  = refIndexBits
+	refKindLow    = 62
+)
+
+// Kinds of job a jobRef can name.
+const (
+	kindFrame = 0 // a join's second half: workers[worker].frames.at(index)
+	kindSpawn = 1 // a scope's task: workers[worker].spawns.slot(index)
+	kindTask  = 2 // a submitted task: work.task; never in a deque
+)
+
+func frameRef(worker int, depth uint32) jobRef {
+	return jobRef(uint64(depth) | uint64(worker)<<refWorkerLow | kindFrame<<refKindLow)
+}
+
+func spawnRef(worker int, slot uint32) jobRef {
+	return jobRef(uint64(slot) | uint64(worker)<<refWorkerLow | kindSpawn<<refKindLow)
+}
+
+// taskRef is the ref of every submitted task: the task is in work.task.
+const taskRef = jobRef(kindTask << refKindLow)
+
+func (r jobRef) kind() uint64  { return uint64(r) >> refKindLow }
+func (r jobRef) index() uint32 { return uint32(uint64(r) & refIndexMask) }
+func (r jobRef) worker() int   { return int(uint64(r) >> refWorkerLow & refWorkerMask) }
+
+// work is one job found by findWork or taken by a waiting worker: its ref,
+// and for a submitted task (kindTask) the task and its submit time (0 when it
+// is not sampled).
+type work struct {
+	ref  jobRef
+	task task
+	enq  int64
+}
+
+// execute runs one job: the only place where a worker dispatches on the
+// kind of job. Every caller found the job as its own (a pop, a successful
+// steal, a take from the injector), so nobody else runs it.
+func (w *Worker) execute(wk work) {
+	w.stats.bump(&w.stats.executed)
+	switch r := wk.ref; r.kind() {
+	case kindFrame:
+		w.runFrame(w.pool.workers[r.worker()].frames.at(r.index()))
+	case kindSpawn:
+		o := w.pool.workers[r.worker()]
+		w.runSpawn(o.spawns.take(r.index(), o == w))
+	default:
+		w.runTask(wk.task, wk.enq)
+	}
+}
+
+// A runner is the second half of a join, stored in the joiner's frame:
+// argFrame for JoinArgs (and Worker.Join), fnFrame for Join. Its run stores
+// the result in itself, where the joiner reads it after the frame's latch.
+type runner interface {
+	run(w *Worker)
+}
+
+// argFrame is the job of JoinArgs: a non-capturing function and its argument.
+// The fast path leaves fn and arg in place when the join returns (clearing
+// them would cost stores with write barriers on every join), so the last
+// argument joined at a depth stays reachable until the next join at that
+// depth on that worker, or until Close: a bounded retention, one value per
+// depth per worker.
+type argFrame[B, R any] struct {
+	fn     func(*Worker, B) R
+	arg    B
+	result R
+}
+
+func (f *argFrame[B, R]) run(w *Worker) { f.result = f.fn(w, f.arg) }
+
+// fnFrame is the job of Join: a closure.
+type fnFrame[R any] struct {
+	fn     func(*Worker) R
+	result R
+}
+
+func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
+
+// runFrame runs a frame's job on w (a thief, or the owner running its own
+// join's second half while the join unwinds) and completes the frame (step 3
+// of the frame's life, frame.go). A panic is recovered into the frame; a Goexit is recorded and then
+// goes on unwinding w's goroutine: it belongs to the job's joiner, which
+// re-raises it, and every job on w's stack below this one descends from the
+// same joiner (work isolation: see wait.go), so it ends nothing that did not
+// fork it. The depth is restored however the job ends.
+func (w *Worker) runFrame(f *frame) {
+	p, owner := w.pool, f.owner
+	if owner != w.index {
+		f.thief.Store(int32(w.index) + 1)
+	}
+	d := w.depth
+	done := false
+	defer func() {
+		if !done {
+			if pe := unwinding(recover()); pe != nil {
+				f.panicked = pe
+			} else {
+				f.goexit = true
+			}
+			w.depth = d
+			if f.latch.Set() {
+				p.sleep.NotifyWorkerLatchIsSet(owner)
+			}
+		}
+	}()
+	f.job.run(w)
+	done = true
+	if f.latch.Set() {
+		p.sleep.NotifyWorkerLatchIsSet(owner)
+	}
+}
+
+// runSpawn runs a task of scope st on w. On a worker other than the scope's
+// owner it marks the worker as running a task of st (Worker.scope) for as
+// long as the task runs, so that the owner, waiting, may steal what the task
+// pushes (wait.go: waitScope); the mark is cleared before the task is counted
+// done and before w pushes anything else. A panic or Goexit is recorded in
+// st (the Goexit then goes on unwinding w's goroutine, as in runFrame); the
+// depth is restored and the task counted done however it ends.
+func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
+	d := w.depth
+	var outer *scopeState
+	marked := st.owner != w
+	if marked {
+		outer = w.scope.Load()
+		w.scope.Store(st)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			st.record(unwinding(recover()))
+			w.depth = d
+		}
+		if marked {
+			w.scope.Store(outer)
+		}
+		st.taskDone()
+	}()
+	fn(w, w.scopeFor(st))
+	ok = true
+}
+
+// A task is a job submitted from outside the workers' fork-join trees and
+// queued in the injector: a goJob (Go and its kin) or a callJob (Run, Do and
+// theirs), both in submit.go.
+//
+// Worker.runTask calls run, and then finish however run ended: with the
+// recovered panic (pe), after a runtime.Goexit (goexit), or normally. One
+// deferred recover serves every kind of task.
+type task interface {
+	run(w *Worker)
+	finish(w *Worker, pe *PanicError, goexit bool)
+}
+
+// runTask runs a submitted task, recovers its panic and hands it (or its
+// Goexit) to the task's finish, records it in the worker's metrics (its
+// queue wait and run time if it was sampled: enq != 0) and counts it
+// finished, however it ended.
+func (w *Worker) runTask(t task, enq int64) {
+	p := w.pool
+	var start int64
+	if enq != 0 {
+		start = p.now()
+	}
+	d := w.depth
+	returned := false
+	defer func() {
+		var pe *PanicError
+		if !returned {
+			pe = unwinding(recover())
+			w.depth = d
+		}
+		t.finish(w, pe, !returned && pe == nil)
+		var wait, run time.Duration
+		if enq != 0 {
+			wait, run = time.Duration(start-enq), time.Duration(p.now()-start)
+		}
+		w.metrics.done(wait, run, enq != 0, pe != nil)
+		p.rootDone(w)
+	}()
+	t.run(w)
+	returned = true
+}

@@ -1,0 +1,465 @@
+package blitz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// TestShutdownIdle checks Shutdown on an idle pool, twice, then Close.
+func TestShutdownIdle(t *testing.T) {
+	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
+		assert.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")
+		assert.NoError(t, shutdownW(t, p, context.Background()), "second Shutdown")
+		// A finished pool reports success even to an ended context.
+		assert.NoError(t, shutdownW(t, p, cancelled()), "Shutdown(cancelled) after the pool closed")
+		checkRefusesClosed(t, p)
+		// withPool's Close follows: Close after Shutdown.
+	})
+}
+
+// TestShutdownIdleEndedContext checks Shutdown with an ended context on a
+// pool that has nothing left to run: there is nothing to report, so it
+// returns nil (as http.Server.Shutdown does with no open connections), never
+// a *ShutdownError saying 0 tasks were queued and 0 running.
+func TestShutdownIdleEndedContext(t *testing.T) {
+	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
+		require.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "Do")
+		// Do returns as soon as the result is in; the worker counts the
+		// task finished just after.
+		eventually(t, "the Do task counted finished", func() bool { return p.completed() == 1 })
+		err := shutdownW(t, p, cancelled())
+		var se *ShutdownError
+		if errors.As(err, &se) && se.Queued == 0 && se.Running == 0 {
+			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil: nothing was left", err)
+		} else if err != nil {
+			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil", err)
+		}
+	})
+}
+
+// TestShutdownDrains checks that Shutdown stops accepting at once, then
+// returns only after every accepted task ran.
+func TestShutdownDrains(t *testing.T) {
+	eachServer(t, testWorkerCounts, nil, func(t *testing.T, p *Pool, workers int) {
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, workers)
+		var ran, accepted atomic.Int64
+		const queuedTasks = 20
+		for i := 0; i < queuedTasks; i++ {
+			if err := p.Go(func(*Worker) { ran.Add(1) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		accepted.Add(queuedTasks)
+		type outcome struct {
+			err       error
+			ran, gate int64
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			err := p.Shutdown(context.Background())
+			done <- outcome{err, ran.Load(), g.done.Load()}
+		}()
+		waitClosed(t, p, &ran, &accepted)
+		checkRefusesClosed(t, p)
+		g.open()
+		within(t, "Shutdown", func() {
+			o := <-done
+			if o.err != nil {
+				t.Errorf("Shutdown: %v", o.err)
+			}
+			if o.ran != accepted.Load() || o.gate != int64(workers) {
+				t.Errorf("Shutdown returned with %d of %d tasks and %d of %d gate tasks run",
+					o.ran, accepted.Load(), o.gate, workers)
+			}
+		})
+	})
+}
+
+// TestShutdownContextEnds checks Shutdown whose context ends before the pool
+// drained: a *ShutdownError with the exact numbers of queued and running
+// tasks, matching the context's error; then the pool goes on draining, runs
+// every accepted task, and releases its goroutines, whether the test then
+// waits for that with Shutdown, Close, or not at all.
+func TestShutdownContextEnds(t *testing.T) {
+	for _, then := range []string{"nothing", "shutdown", "close"} {
+		t.Run("then="+then, func(t *testing.T) {
+			eachServer(t, testWorkerCounts, nil, func(t *testing.T, p *Pool, workers int) {
+				g := newGate()
+				defer g.open()
+				g.occupy(t, p, workers)
+				var ran atomic.Int64
+				var tasks sync.WaitGroup
+				const queuedTasks = 7
+				for i := 0; i < queuedTasks; i++ {
+					tasks.Add(1)
+					if err := p.Go(func(*Worker) { ran.Add(1); tasks.Done() }); err != nil {
+						t.Fatal(err)
+					}
+				}
+				check := func(what string, err error, want error) {
+					t.Helper()
+					var se *ShutdownError
+					switch {
+					case !errors.As(err, &se):
+						t.Errorf("%s = %v, want a *ShutdownError", what, err)
+					case se.Queued != queuedTasks || se.Running != workers:
+						t.Errorf("%s: %d queued, %d running; want %d, %d", what, se.Queued, se.Running, queuedTasks, workers)
+					case !errors.Is(err, want) || se.Err != want:
+						t.Errorf("%s = %v, want it to match %v", what, err, want)
+					case !strings.Contains(err.Error(), fmt.Sprint(queuedTasks)):
+						t.Errorf("%s: the message %q does not give the queued count", what, err)
+					}
+				}
+				ctx, cancel := pastDeadline()
+				defer cancel()
+				check("Shutdown(past deadline)", shutdownW(t, p, ctx), context.DeadlineExceeded)
+				// A deadline that passes while Shutdown waits.
+				ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Millisecond)
+				defer cancel2()
+				check("Shutdown(5ms)", shutdownW(t, p, ctx2), context.DeadlineExceeded)
+				check("Shutdown(cancelled)", shutdownW(t, p, cancelled()), context.Canceled)
+				checkRefusesClosed(t, p)
+
+				g.open()
+				switch then {
+				case "nothing":
+					within(t, "accepted tasks", tasks.Wait)
+					// Nobody calls Close: the pool must let its workers
+					// go by itself.
+					eventually(t, "the workers exiting by themselves", func() bool { return goleak.Find() == nil })
+				case "shutdown":
+					assert.NoError(t, shutdownW(t, p, context.Background()), "Shutdown after the gate opened")
+					if ran.Load() != queuedTasks {
+						t.Errorf("Shutdown returned with %d of %d tasks run", ran.Load(), queuedTasks)
+					}
+				case "close":
+					within(t, "Close", func() {
+						assert.NoError(t, p.Close(), "Close after a Shutdown that timed out")
+					})
+					if ran.Load() != queuedTasks {
+						t.Errorf("Close returned with %d of %d tasks run", ran.Load(), queuedTasks)
+					}
+				}
+				if g.done.Load() != int64(workers) {
+					t.Errorf("%d of %d gate tasks finished", g.done.Load(), workers)
+				}
+			})
+		})
+	}
+}
+
+// TestShutdownConcurrent starts Shutdown and Close from several goroutines at
+// once: the ones without a deadline all return nil, each only after every
+// accepted task ran; one with an ended context reports the exact counts.
+func TestShutdownConcurrent(t *testing.T) {
+	eachServer(t, testWorkerCounts, nil, func(t *testing.T, p *Pool, workers int) {
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, workers)
+		var ran atomic.Int64
+		const queuedTasks = 5
+		for i := 0; i < queuedTasks; i++ {
+			if err := p.Go(func(*Worker) { ran.Add(1) }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start := make(chan struct{})
+		type outcome struct {
+			who  string
+			err  error
+			ran  int64
+			gate int64
+		}
+		const waiters = 6
+		outcomes := make(chan outcome, waiters)
+		for i := 0; i < waiters; i++ {
+			go func() {
+				<-start
+				var err error
+				who := "Close"
+				if i%2 == 0 {
+					who = "Shutdown"
+					err = p.Shutdown(context.Background())
+				} else {
+					err = p.Close()
+				}
+				outcomes <- outcome{who, err, ran.Load(), g.done.Load()}
+			}()
+		}
+		ended := make(chan error, 1)
+		go func() {
+			<-start
+			ended <- p.Shutdown(cancelled())
+		}()
+		close(start)
+		within(t, "Shutdown(cancelled)", func() {
+			err := <-ended
+			var se *ShutdownError
+			if !errors.As(err, &se) || se.Queued != queuedTasks || se.Running != workers || !errors.Is(err, context.Canceled) {
+				t.Errorf("Shutdown(cancelled) racing the others = %v, want %d queued, %d running, Canceled", err, queuedTasks, workers)
+			}
+		})
+		g.open()
+		within(t, "Shutdown and Close callers", func() {
+			for i := 0; i < waiters; i++ {
+				o := <-outcomes
+				if o.err != nil {
+					t.Errorf("%s: %v", o.who, o.err)
+				}
+				if o.ran != queuedTasks || o.gate != int64(workers) {
+					t.Errorf("%s returned with %d of %d tasks and %d of %d gate tasks run", o.who, o.ran, queuedTasks, o.gate, workers)
+				}
+			}
+		})
+	})
+}
+
+// TestShutdownFromTask checks that Shutdown from a task of the pool is
+// refused (it would wait for itself) and leaves the pool open.
+func TestShutdownFromTask(t *testing.T) {
+	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
+		err := doW(t, p, func(*Worker) error { return p.Shutdown(context.Background()) })
+		if !errors.Is(err, ErrCloseInTask) {
+			t.Errorf("Shutdown from a task = %v, want ErrCloseInTask", err)
+		}
+		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after the refused Shutdown")
+	})
+}
+
+// TestShutdownWakesRoomWaiters checks that submitters waiting for room in a
+// full queue are refused with ErrClosed once Shutdown begins, while the
+// queue is still full (the pool will accept nothing more, so waiting on
+// would only delay them), and that their tasks never run.
+func TestShutdownWakesRoomWaiters(t *testing.T) {
+	eachServer(t, testWorkerCounts, []Option{WithCapacity(1)}, func(t *testing.T, p *Pool, workers int) {
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, workers)
+		var ran, waiterRan atomic.Int64
+		fill(t, p, 1, &ran)
+		const waiters = 4
+		errs := make(chan error, waiters)
+		for i := 0; i < waiters; i++ {
+			wctx := watch(context.Background())
+			task := func(*Worker) { waiterRan.Add(1) }
+			go func() {
+				var err error
+				switch i {
+				case 0:
+					err = p.Go(task)
+				case 1:
+					err = p.GoContext(wctx, task)
+				case 2:
+					_, err = DoContext(wctx, p, func(w *Worker) int { task(w); return 0 })
+				case 3:
+					if v := catchPanic(func() { p.Run(task) }); v != nil {
+						err, _ = v.(error)
+						if err == nil {
+							err = fmt.Errorf("Run panicked with %v", v)
+						}
+					}
+				}
+				errs <- err
+			}()
+			if i == 1 || i == 2 {
+				wctx.waitWatched(t, "a submitter waiting for room")
+			}
+		}
+		shut := make(chan error, 1)
+		go func() { shut <- p.Shutdown(context.Background()) }()
+		within(t, "room waiters refused by Shutdown", func() {
+			for i := 0; i < waiters; i++ {
+				if err := <-errs; !errors.Is(err, ErrClosed) {
+					t.Errorf("a submitter waiting for room when Shutdown began = %v, want ErrClosed", err)
+				}
+			}
+		})
+		g.open()
+		within(t, "Shutdown", func() {
+			assert.NoError(t, <-shut, "Shutdown")
+		})
+		if waiterRan.Load() != 0 || ran.Load() != 1 {
+			t.Errorf("%d refused waiters' tasks ran; the queued task ran %d times", waiterRan.Load(), ran.Load())
+		}
+	})
+}
+
+// TestShutdownLastTaskEndsOddly checks that Shutdown returns when the last
+// accepted tasks end abnormally: a Goexit (the worker goroutine is replaced),
+// a panic sent to the handler, a panic and a Goexit returned by DoContext.
+// Drain detection must count each of them finished.
+func TestShutdownLastTaskEndsOddly(t *testing.T) {
+	handler := WithPanicHandler(func(any, []byte) {})
+	for _, last := range []string{"goexit", "panic", "DoContext-panic", "DoContext-goexit"} {
+		t.Run("last="+last, func(t *testing.T) {
+			eachServer(t, testWorkerCounts, []Option{handler}, func(t *testing.T, p *Pool, workers int) {
+				g := newGate()
+				defer g.open()
+				g.occupy(t, p, workers)
+				errc := make(chan error, 1)
+				switch last {
+				case "goexit":
+					if err := p.Go(func(*Worker) { runtime.Goexit() }); err != nil {
+						t.Fatal(err)
+					}
+				case "panic":
+					if err := p.Go(func(*Worker) { panic("last") }); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					go func() {
+						_, err := DoContext(context.Background(), p, func(*Worker) int {
+							if last == "DoContext-panic" {
+								panic("last")
+							}
+							runtime.Goexit()
+							return 0
+						})
+						errc <- err
+					}()
+					eventually(t, "the DoContext task queued", func() bool { return queued(p) == 1 })
+				}
+				shut := make(chan error, 1)
+				go func() { shut <- p.Shutdown(context.Background()) }()
+				g.open()
+				within(t, "Shutdown after an abnormal last task", func() {
+					assert.NoError(t, <-shut, "Shutdown")
+				})
+				if strings.HasPrefix(last, "DoContext") {
+					within(t, "DoContext", func() {
+						want := ErrPanic
+						if last == "DoContext-goexit" {
+							want = ErrGoexit
+						}
+						if err := <-errc; !errors.Is(err, want) {
+							t.Errorf("DoContext = %v, want %v", firstLine(err), want)
+						}
+					})
+				}
+				if st := p.Stats(); st.Completed != uint64(workers+1) || st.Running != 0 || st.Queued != 0 {
+					t.Errorf("after Shutdown: %d completed (want %d), %d running, %d queued", st.Completed, workers+1, st.Running, st.Queued)
+				}
+			})
+		})
+	}
+}
+
+func TestCloseFromTask(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		err := doW(t, p, func(*Worker) error { return p.Close() })
+		if !errors.Is(err, ErrCloseInTask) {
+			t.Errorf("Close from a task = %v, want ErrCloseInTask", err)
+		}
+		// The pool is still open.
+		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after refused Close")
+		// Closing from a new goroutine started by a task works.
+		done := make(chan error)
+		if err := p.Go(func(*Worker) { go func() { done <- p.Close() }() }); err != nil {
+			t.Fatal(err)
+		}
+		within(t, "async Close", func() {
+			assert.NoError(t, <-done, "async Close")
+		})
+	})
+}
+
+// TestCloseRacesSubmitters submits from many goroutines while Close runs:
+// every accepted task runs exactly once before Close returns, every refused
+// one gets ErrClosed, and the tally matches.
+func TestCloseRacesSubmitters(t *testing.T) {
+	rounds := 20
+	if testing.Short() {
+		rounds = 4
+	}
+	var acceptedDuringClose int64
+	for r := 0; r < rounds; r++ {
+		for _, workers := range []int{1, 4} {
+			withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+				const submitters, each = 8, 200
+				var accepted, rejected, ran atomic.Int64
+				var runs [submitters * each]atomic.Int32
+				start := make(chan struct{})
+				// Close waits for a first acceptance, so that a loaded
+				// machine that starts the submitters late still gives
+				// rounds where Close races them.
+				firstAccepted := make(chan struct{})
+				var once sync.Once
+				var wg sync.WaitGroup
+				for s := 0; s < submitters; s++ {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						for i := 0; i < each; i++ {
+							id := s*each + i
+							var err error
+							if i%4 == 0 {
+								// A Run that races Close: it either runs or panics ErrClosed.
+								v := catchPanic(func() { p.Run(func(*Worker) { runs[id].Add(1); ran.Add(1) }) })
+								if v != nil {
+									err, _ = v.(error)
+									if err == nil {
+										err = errors.New("non-error panic")
+									}
+								}
+							} else {
+								err = p.Go(func(w *Worker) { fibArgs(w, 3); runs[id].Add(1); ran.Add(1) })
+							}
+							switch {
+							case err == nil:
+								accepted.Add(1)
+								once.Do(func() { close(firstAccepted) })
+							case errors.Is(err, ErrClosed):
+								rejected.Add(1)
+								runs[id].Add(100) // marks refused
+							default:
+								t.Errorf("submit: %v", err)
+							}
+						}
+					}()
+				}
+				close(start)
+				within(t, "Close", func() {
+					<-firstAccepted
+					assert.NoError(t, p.Close(), "Close")
+				})
+				ranAtClose := ran.Load()
+				within(t, "submitters", wg.Wait)
+				if accepted.Load()+rejected.Load() != submitters*each {
+					t.Fatalf("accepted %d + rejected %d != %d", accepted.Load(), rejected.Load(), submitters*each)
+				}
+				if ranAtClose != accepted.Load() || ran.Load() != accepted.Load() {
+					t.Errorf("ran %d by Close (%d in all), accepted %d", ranAtClose, ran.Load(), accepted.Load())
+				}
+				for id := range runs {
+					if v := runs[id].Load(); v != 1 && v != 100 {
+						t.Fatalf("task %d: run count/refusal mark %d", id, v)
+					}
+				}
+				if rejected.Load() > 0 && accepted.Load() > 0 {
+					acceptedDuringClose++
+				}
+			})
+		}
+	}
+	// The rare path: a Close that really raced the submitters (some tasks
+	// accepted, some refused in the same round).
+	if testing.Short() {
+		t.Logf("rounds with both accepted and refused tasks: %d", acceptedDuringClose)
+	} else if acceptedDuringClose == 0 {
+		t.Error("no round had Close racing the submitters")
+	}
+}

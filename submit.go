@@ -1,0 +1,434 @@
+package blitz
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// Submission: every way into a pool from outside its fork-join trees.
+//
+//	fire and forget     Pool.Go, Pool.TryGo, Pool.GoContext       goJob
+//	submit and wait     Pool.Run, Do, DoContext, TryDo            callJob, done channel
+//	from another pool   Pool.RunFrom, DoFrom                      callJob, latch
+//
+// Each entry point checks its arguments, panicking with its own name, then
+// hands a task to Pool.submit, which queues it in the injector (injector.go)
+// and tells the sleep protocol. A worker takes it from there and runs it
+// with Worker.runTask (job.go), which calls the task's run and then its
+// finish, however run ended. The waiting forms wait for finish's signal;
+// DoContext and TryDo may instead withdraw a task still queued (the callJob
+// state machine below).
+
+// Go submits fn to run once on some worker, and returns without waiting.
+// Submission is FIFO with respect to other submissions and is safe from any
+// goroutine, including tasks of the pool. It returns an error matching
+// ErrClosed once Close has begun, and then fn never runs; if it returns nil,
+// fn will run before Close returns. With a capacity (WithCapacity) and a full
+// queue, Go waits for room (TryGo refuses instead, GoContext can stop
+// waiting); a Go from a task of the pool itself never waits.
+//
+// A panic in fn goes to the panic handler (WithPanicHandler), and the worker
+// goes on; without a handler it crashes the program, as a panic in a plain
+// goroutine does, reporting fn's own stack. A Goexit in fn ends fn only. A
+// nil fn panics.
+func (p *Pool) Go(fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: Pool.Go: nil function")
+	}
+	return p.submit(context.Background(), goJob(fn), true, "Pool.Go")
+}
+
+// TryGo submits fn like Go but never blocks: when the pool has a capacity
+// (WithCapacity) and the queue is full it returns ErrQueueFull at once, fn
+// never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
+// once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
+func (p *Pool) TryGo(fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: Pool.TryGo: nil function")
+	}
+	return p.submit(context.Background(), goJob(fn), false, "Pool.TryGo")
+}
+
+// GoContext submits fn like Go, waiting for room in a full queue until ctx
+// ends; then it returns an error wrapping ctx.Err() and fn never runs. A
+// GoContext from a task of the pool itself never waits (it is let in over
+// the bound, as Go is). A nil fn or a nil ctx panics.
+func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
+	if fn == nil {
+		panic("blitz: Pool.GoContext: nil function")
+	}
+	if ctx == nil {
+		panic("blitz: Pool.GoContext: nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blitz: Pool.GoContext: %w", err)
+	}
+	return p.submit(ctx, goJob(fn), true, "Pool.GoContext")
+}
+
+// goJob is a submitted fire-and-forget task. A func is pointer-shaped, so
+// converting it to a task interface allocates nothing.
+type goJob func(*Worker)
+
+func (g goJob) run(w *Worker) { g(w) }
+
+// finish hands a panic to the panic handler, or crashes the program as an
+// unrecovered panic in a goroutine of its own would, with the task's stack
+// in the report (re-panicking here instead would unwind into joins this
+// worker was helping and be caught by them). A Goexit needs nothing.
+func (g goJob) finish(w *Worker, pe *PanicError, _ bool) {
+	if pe == nil {
+		return
+	}
+	if h := w.pool.panicHandler; h != nil {
+		callHandler(h, pe)
+	} else {
+		go crash(pe)
+	}
+}
+
+// callHandler gives a task's panic to the handler. A panic in the handler
+// itself crashes the program (it must not unwind into the joins this worker
+// may be helping, which would report it as theirs).
+func callHandler(h func(any, []byte), pe *PanicError) {
+	ok := false
+	defer func() {
+		if !ok {
+			if pe := unwinding(recover()); pe != nil {
+				go crash(pe)
+			}
+		}
+	}()
+	h(pe.Value, pe.Stack)
+	ok = true
+}
+
+// crash ends the program with an unrecovered panic.
+func crash(pe *PanicError) { panic(pe) }
+
+// Run runs fn on a worker of p and waits for it. The calling goroutine blocks
+// without burning CPU; any number of goroutines may call Run at once. With a
+// capacity and a full queue, Run first waits for room.
+//
+// Run is for goroutines outside the pool. Code already running on a worker
+// has its *Worker: it calls fn(w) directly, or RunFrom to enter another pool
+// while its worker keeps serving its own pool. Calling Run from a task of p
+// blocks that worker while another one runs fn; if every worker does so, the
+// pool deadlocks (a one-worker pool at once), like a mutex locked twice.
+//
+// A panic in fn (or in work it forks) is re-panicked in the caller as a
+// *PanicError carrying the original stack; a Goexit in fn makes the caller's
+// goroutine exit too. After Close has begun, Run panics with an error
+// wrapping ErrClosed. A nil fn panics. DoContext is the form that returns
+// these as errors and honours a context.
+func (p *Pool) Run(fn func(w *Worker)) {
+	if fn == nil {
+		panic("blitz: Pool.Run: nil function")
+	}
+	p.run("Pool.Run", fn)
+}
+
+// run is Run for a caller named name (Pool.Run, or a data-parallel function
+// entering the pool: Runner.enter).
+func (p *Pool) run(name string, fn func(w *Worker)) {
+	do(p, func(w *Worker) struct{} { fn(w); return struct{}{} }, name)
+}
+
+// Do runs fn on a worker of p, waits for it and returns its result. It is Run
+// with a result; the same rules apply.
+func Do[T any](p *Pool, fn func(w *Worker) T) T {
+	if fn == nil {
+		panic("blitz: Do: nil function")
+	}
+	return do(p, fn, "Do")
+}
+
+// do is Do for a caller named name, for the panic of a closed pool.
+func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
+	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	if err := p.submit(context.Background(), j, true, name); err != nil {
+		panic(fmt.Errorf("blitz: %s: %w", name, err))
+	}
+	<-j.done
+	return j.outcome()
+}
+
+// RunFrom runs fn on a worker of p and waits for it, called by code running
+// on worker w (of any pool). If w belongs to p, fn runs inline on w.
+// Otherwise fn is injected into p, and while the caller waits, w keeps
+// serving its own pool on another goroutine it is lent to, sleeping when
+// there is no work, until fn is done — so pools can call each other, in any
+// direction and nesting, without deadlock, and what w runs meanwhile cannot
+// unwind the caller. A nil w makes RunFrom the same as Run. Panic and Goexit
+// rules are Run's (doc.go, "Panics and Goexit"); do not hold a lock across
+// RunFrom that tasks of w's pool take ("Locks around fork-join").
+func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
+	if fn == nil {
+		panic("blitz: Pool.RunFrom: nil function")
+	}
+	doFrom(w, p, func(w *Worker) struct{} { fn(w); return struct{}{} }, "Pool.RunFrom")
+}
+
+// DoFrom is RunFrom with a result.
+func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
+	if fn == nil {
+		panic("blitz: DoFrom: nil function")
+	}
+	return doFrom(w, p, fn, "DoFrom")
+}
+
+// doFrom is DoFrom for a caller named name.
+func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
+	if w == nil {
+		return do(p, fn, name)
+	}
+	if w.pool == p {
+		return callInline(w, fn)
+	}
+	j := &callJob[T]{fn: fn, waiter: w}
+	if err := p.submit(context.Background(), j, true, name); err != nil {
+		panic(fmt.Errorf("blitz: %s: %w", name, err))
+	}
+	w.waitCall(&j.latch)
+	return j.outcome()
+}
+
+// callInline runs fn on w with Do's panic shape: a panic is re-raised as a
+// *PanicError (recover returns nil for a Goexit, which goes on). DoFrom on
+// the caller's own pool uses it, and so do the data-parallel functions run
+// on a *Worker (layer.go: enterLayer, doLayer).
+func callInline[T any](w *Worker, fn func(*Worker) T) T {
+	ok := false
+	defer func() {
+		if !ok {
+			if pe := unwinding(recover()); pe != nil {
+				panic(pe)
+			}
+		}
+	}()
+	r := fn(w)
+	ok = true
+	return r
+}
+
+// DoContext runs fn on a worker of p and returns its result: the
+// submit-and-wait form for request handlers. It waits for room in a full
+// queue and then for the result, until ctx ends:
+//
+//   - ctx ends while waiting for room, or while the task is still queued:
+//     the task is withdrawn and never runs; the error wraps ctx.Err().
+//   - ctx ends while the task runs: DoContext returns at once with an error
+//     wrapping ctx.Err(); the task runs to its end and its result is
+//     dropped (pass ctx into fn if it should stop early).
+//   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
+//     value and the stack where it happened; the worker and the pool go on.
+//   - fn calls runtime.Goexit: ErrGoexit.
+//   - the pool is closed: ErrClosed.
+//
+// Unlike Do, DoContext never panics for these and never exits the caller's
+// goroutine. A nil fn or a nil ctx panics.
+func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	return doContext(ctx, p, fn, true, "DoContext")
+}
+
+// TryDo is DoContext that does not wait for room: with a full queue it
+// returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
+// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
+// panics.
+func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	return doContext(ctx, p, fn, false, "TryDo")
+}
+
+// doContext is DoContext (wait true) and TryDo (wait false); name is the
+// function the caller called, for panic messages and errors.
+func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
+	var zero T
+	if fn == nil {
+		panic("blitz: " + name + ": nil function")
+	}
+	if ctx == nil {
+		panic("blitz: " + name + ": nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("blitz: %s: %w", name, err)
+	}
+	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	if err := p.submit(ctx, j, wait, name); err != nil {
+		return zero, err
+	}
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		if j.withdraw() {
+			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
+		}
+		select {
+		case <-j.done: // finished meanwhile: the result is here
+		default:
+			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
+		}
+	}
+	switch {
+	case j.panicked != nil:
+		return zero, j.panicked
+	case j.goexit:
+		return zero, ErrGoexit
+	}
+	return j.result, nil
+}
+
+// callJob is a submitted task whose caller waits: an outside goroutine
+// blocked on done (Run, Do, DoContext, TryDo), or a worker of another pool
+// (waiter) waiting on latch (RunFrom, DoFrom).
+//
+// Its state machine, whole:
+//
+//	callQueued --start (the worker, in run)--------> callStarted
+//	callQueued --withdraw (DoContext, ctx ended)---> callWithdrawn
+//
+// Both transitions are CASes from callQueued, so exactly one of them wins:
+// a withdrawn job never runs (run finds callWithdrawn and returns, finish
+// signals nobody) and a started one is never reported as withdrawn (its
+// caller, losing the withdraw, waits for done or stops waiting on a
+// running task). Only DoContext and TryDo ever withdraw.
+type callJob[T any] struct {
+	fn       func(*Worker) T
+	result   T           // written by the worker before the signal
+	panicked *PanicError // likewise
+	goexit   bool        // likewise
+	done     chan struct{}
+	latch    sleep.CoreLatch
+	waiter   *Worker
+
+	// state: callQueued, then callStarted (start) or callWithdrawn
+	// (withdraw), for good.
+	state atomic.Uint32
+}
+
+const (
+	callQueued = iota
+	callStarted
+	callWithdrawn
+)
+
+// start is the worker's transition: it reports whether the job may run
+// (false: its caller withdrew it).
+func (j *callJob[T]) start() bool { return j.state.CompareAndSwap(callQueued, callStarted) }
+
+// withdraw is the waiting caller's transition: it reports whether the job
+// was withdrawn before any worker started it (false: it started).
+func (j *callJob[T]) withdraw() bool { return j.state.CompareAndSwap(callQueued, callWithdrawn) }
+
+func (j *callJob[T]) run(w *Worker) {
+	if !j.start() {
+		return // withdrawn: its caller has gone, nobody waits
+	}
+	j.result = j.fn(w)
+}
+
+// finish hands the outcome to the waiting caller, unless the job was
+// withdrawn (then run did nothing and nobody waits). state was written by
+// this worker's own CAS in run or by the withdrawing caller's before it;
+// either way start's failed or successful CAS ordered it before this load.
+func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
+	if j.state.Load() == callWithdrawn {
+		return
+	}
+	j.panicked, j.goexit = pe, goexit
+	j.signal()
+	if j.done != nil && w.pool.backend.lockThread {
+		// The caller was just made runnable on this worker's P,
+		// which a locked worker never lends while it runs or sits
+		// in a futex wait: without a hand-off the caller waits for
+		// sysmon to retake the P (20 µs to 10 ms). Gosched gives the
+		// P to another thread now (BenchmarkDo/workers=2: 129 µs ->
+		// 17-28 µs per round trip on the 2-vCPU machine).
+		runtime.Gosched()
+	}
+}
+
+// signal wakes the waiting caller. For a cross-pool waiter it sets the
+// latch and, if the waiter sleeps on it, wakes it through the waiter's own
+// pool; the waiter's pool and index are read before the Set, after which the
+// waiter may return and drop the job.
+func (j *callJob[T]) signal() {
+	if wt := j.waiter; wt != nil {
+		s, idx := wt.pool.sleep, wt.index
+		if j.latch.Set() {
+			s.NotifyWorkerLatchIsSet(idx)
+		}
+		return
+	}
+	close(j.done)
+}
+
+// outcome returns the result or re-raises the task's panic or Goexit.
+func (j *callJob[T]) outcome() T {
+	if j.panicked != nil {
+		panic(j.panicked)
+	}
+	if j.goexit {
+		runtime.Goexit()
+	}
+	return j.result
+}
+
+// submit accepts a task from any goroutine. With a full bounded queue it
+// refuses with ErrQueueFull (wait false) or waits for room until ctx ends
+// (wait true). It refuses with ErrClosed once Close has begun. name is the
+// entry point the caller called, for the error of a wait that ctx ended.
+func (p *Pool) submit(ctx context.Context, t task, wait bool, name string) error {
+	pos, b, r := p.inj.tryClaim()
+	if r == claimFull {
+		if !wait {
+			p.rejected.Add(1)
+			return ErrQueueFull
+		}
+		var err error
+		if pos, b, r, err = p.waitClaim(ctx, name); err != nil {
+			return err
+		}
+	}
+	if r == claimClosed {
+		return ErrClosed
+	}
+	var enq int64
+	if pos&p.sampleMask == 0 {
+		enq = p.now()
+	}
+	p.inj.publish(pos, b, t, enq)
+	// Whether the queue was empty is asked only if a worker sleeps: it
+	// loads head, a line the consumers write on every pop.
+	p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)
+	return nil
+}
+
+// waitClaim waits for room in the full bounded queue and claims a position,
+// or returns ctx's error. A submission from a task of the pool is let in
+// over the bound at once: it would otherwise wait for work that its own
+// worker must run (with one worker, a certain deadlock).
+func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injBlock, claimResult, error) {
+	if p.inTask() {
+		pos, b, r := p.inj.claim()
+		return pos, b, r, nil
+	}
+	done := ctx.Done()
+	for {
+		ch := p.inj.room.register()
+		pos, b, r := p.inj.tryClaim()
+		if r != claimFull {
+			p.inj.room.cancel(ch)
+			return pos, b, r, nil
+		}
+		select {
+		case <-ch:
+		case <-done:
+			p.inj.room.cancel(ch)
+			return 0, nil, claimFull, fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
+		}
+	}
+}
