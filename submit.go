@@ -438,6 +438,7 @@ func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injBlock, c
 		case <-ch:
 		case <-done:
 			p.inj.room.cancel(ch)
+			p.abandoned.Add(1)
 			return 0, nil, claimFull, fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
 		}
 	}
