@@ -15,7 +15,7 @@ import (
 //
 // The object's keys are the names of the Stats fields: Workers, Executed,
 // Steals, StealRetries, Injected, JoinsStolen, Sleeps, JoinSleeps, Wakes,
-// Respawns, Queued, Running, Completed, Rejected, Panics, Placement (left out
+// Respawns, Queued, Running, Completed, Rejected, Abandoned, Panics, Placement (left out
 // when the pool has no placement), QueueWait and RunTime. Durations are
 // integer nanoseconds, in keys ending in Ns, as in the runtime's memstats.
 // Each histogram is an object:
@@ -52,6 +52,7 @@ type statsJSON struct {
 	Running      int
 	Completed    uint64
 	Rejected     uint64
+	Abandoned    uint64
 	Panics       uint64
 	QueueWait    histogramJSON
 	RunTime      histogramJSON
@@ -88,6 +89,7 @@ func newStatsJSON(st Stats) statsJSON {
 		Running:      st.Running,
 		Completed:    st.Completed,
 		Rejected:     st.Rejected,
+		Abandoned:    st.Abandoned,
 		Panics:       st.Panics,
 		QueueWait:    newHistogramJSON(&st.QueueWait),
 		RunTime:      newHistogramJSON(&st.RunTime),

@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ type seqJob struct{ n int }
 
 func (seqJob) run(*Worker)                       {}
 func (seqJob) finish(*Worker, *PanicError, bool) {}
+func (seqJob) context() context.Context          { return nil }
 
 func TestInjectorFIFOAcrossBlocksAndClose(t *testing.T) {
 	var q injector

@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"context"
 	"time"
 )
 
@@ -96,10 +97,18 @@ func (w *Worker) execute(wk work) {
 	w.stats.bump(&w.stats.executed)
 	switch r := wk.ref; r.kind() {
 	case kindFrame:
-		w.runFrame(w.pool.workers[r.worker()].frames.at(r.index()))
+		o := w.pool.workers[r.worker()]
+		if outer := w.enterCtx(o.originAt(r.index())); outer != w.ctxs.Load() {
+			defer w.leaveCtx(outer) // also when the job's Goexit unwinds w
+		}
+		w.runFrame(o.frames.at(r.index()))
 	case kindSpawn:
 		o := w.pool.workers[r.worker()]
-		w.runSpawn(o.spawns.take(r.index(), o == w))
+		st, fn := o.spawns.take(r.index(), o == w)
+		if outer := w.enterCtx(st.origin); outer != w.ctxs.Load() {
+			defer w.leaveCtx(outer)
+		}
+		w.runSpawn(st, fn)
 	default:
 		w.runTask(wk.task, wk.enq)
 	}
@@ -208,6 +217,9 @@ func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
 type task interface {
 	run(w *Worker)
 	finish(w *Worker, pe *PanicError, goexit bool)
+	// context is the context the task was submitted with (Worker.Context),
+	// nil for none.
+	context() context.Context
 }
 
 // runTask runs a submitted task, recovers its panic and hands it (or its
@@ -222,12 +234,14 @@ func (w *Worker) runTask(t task, enq int64) {
 	}
 	d := w.depth
 	returned := false
+	outer := w.enterTaskCtx(t.context())
 	defer func() {
 		var pe *PanicError
 		if !returned {
 			pe = unwinding(recover())
 			w.depth = d
 		}
+		w.leaveCtx(outer)
 		t.finish(w, pe, !returned && pe == nil)
 		var wait, run time.Duration
 		if enq != 0 {

@@ -61,6 +61,9 @@ type Pool struct {
 	// rejected counts submissions refused with ErrQueueFull (Stats).
 	// Added to by refused submitters, loaded by Stats.
 	rejected atomic.Uint64
+	// abandoned counts submissions that gave up waiting for room in the
+	// full queue when their context ended (Stats).
+	abandoned atomic.Uint64
 
 	// epoch is the zero of now(); sampleMask selects the sampled
 	// positions (pos&sampleMask == 0). Immutable after New.

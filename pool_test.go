@@ -463,3 +463,88 @@ func TestCloseRacesSubmitters(t *testing.T) {
 		t.Error("no round had Close racing the submitters")
 	}
 }
+
+// TestDefaultPoolUnderServerLoad drives a pool made with no options the way
+// a server does: many goroutines outside the pool submit and wait (TryDo,
+// DoContext, Do) while other goroutines of the program run beside them.
+// The default must not lock its workers to OS threads (so those goroutines
+// never wait for a P that an idle worker holds), every call must get its
+// own result, and the counters must add up.
+func TestDefaultPoolUnderServerLoad(t *testing.T) {
+	callers, calls := 64, 50
+	if testing.Short() {
+		callers, calls = 16, 20
+	}
+	withPool(t, nil, func(p *Pool) {
+		require.Equal(t, ParkingPortable, p.Parking(), "the default backend")
+		require.Zero(t, p.lockedThreads, "OS threads the default pool locks")
+		var wrong, beside atomic.Int64
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { // a goroutine of the program, outside the pool
+			defer wg.Done()
+			c := make(chan int)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				go func() { c <- 1 }()
+				beside.Add(int64(<-c))
+			}
+		}()
+		together(t, "handlers", callers, func(i int) {
+			for j := range calls {
+				want := i*calls + j
+				var got int
+				var err error
+				switch j % 3 {
+				case 0:
+					got, err = TryDo(withID(want), p, func(w *Worker) int { return ctxID(w) })
+				case 1:
+					got, err = DoContext(context.Background(), p, func(*Worker) int { return want })
+				default:
+					got = Do(p, func(*Worker) int { return want })
+				}
+				if err != nil || got != want {
+					wrong.Add(1)
+				}
+			}
+		})
+		close(stop)
+		wg.Wait()
+		assert.Zero(t, wrong.Load(), "calls that failed or got another call's result")
+		assert.NotZero(t, beside.Load(), "the goroutine beside the pool never ran")
+		// A caller has its result before the worker counts the task done.
+		eventually(t, "every task counted", func() bool { return p.Stats().Completed == uint64(callers*calls) })
+		st := p.Stats()
+		assert.Zero(t, st.Rejected+st.Abandoned, "refused or abandoned submissions")
+	})
+}
+
+// TestDefaultPoolUnderForkJoinLoad drives a pool made with no options with
+// fork-join compute entered from several goroutines at once: every result is
+// exact and every root task is counted.
+func TestDefaultPoolUnderForkJoinLoad(t *testing.T) {
+	callers, n := 8, 20
+	if testing.Short() {
+		callers, n = 4, 16
+	}
+	withPool(t, nil, func(p *Pool) {
+		var wrong atomic.Int64
+		together(t, "callers", callers, func(int) {
+			if got := Do(p, func(w *Worker) int { return fibArgs(w, n) }); got != seqFib(n) {
+				wrong.Add(1)
+			}
+			var ran atomic.Int64
+			p.Run(func(w *Worker) { scopeTree(w, 4, &ran) })
+			if ran.Load() != (1<<4)*6 {
+				wrong.Add(1)
+			}
+		})
+		assert.Zero(t, wrong.Load(), "wrong results")
+		eventually(t, "every root task counted", func() bool { return p.Stats().Completed == uint64(2*callers) })
+	})
+}

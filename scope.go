@@ -29,6 +29,9 @@ type scopeState struct {
 	// latch is Set once pending reached 0; the owner waits on it.
 	latch sleep.CoreLatch
 	owner *Worker
+	// origin is the submitted task whose context the scope's tasks run
+	// in (taskctx.go): the owner's when it opened the scope. Immutable.
+	origin *taskCtx
 	// panicked holds the first panic (CAS from nil); goexit records that
 	// a task called runtime.Goexit.
 	panicked atomic.Pointer[PanicError]
@@ -52,7 +55,7 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 	if fn == nil {
 		panic("blitz: Worker.Scope: nil function")
 	}
-	st := &scopeState{owner: w}
+	st := &scopeState{owner: w, origin: w.origin}
 	st.pending.Store(1)
 	phase := scopeBody
 	defer func() {

@@ -68,6 +68,11 @@ type Stats struct {
 	// on a full queue). Submissions refused because the pool is closed are
 	// not counted.
 	Rejected uint64
+	// Abandoned counts submissions that waited for room in a full queue
+	// (GoContext, DoContext) and gave up when their context ended; their
+	// tasks never ran. A context that had ended before the call is not
+	// counted: that submission never waited.
+	Abandoned uint64
 	// Panics counts the accepted tasks that panicked, whether the panic
 	// went to the panic handler (Go) or back to the caller (Do, DoContext,
 	// TryDo, Run).
@@ -138,6 +143,7 @@ func (p *Pool) queueStats(st *Stats) {
 		st.Queued = int(accepted - taken)
 	}
 	st.Rejected = p.rejected.Load()
+	st.Abandoned = p.abandoned.Load()
 }
 
 // countingParker wraps a worker's parker to count sleeps and wakes. Park is

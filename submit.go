@@ -67,14 +67,26 @@ func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("blitz: Pool.GoContext: %w", err)
 	}
-	return p.submit(ctx, goJob(fn), true, "Pool.GoContext")
+	return p.submit(ctx, &ctxGoJob{fn: fn, ctx: ctx}, true, "Pool.GoContext")
 }
+
+// ctxGoJob is a task submitted with GoContext: a goJob that runs with its
+// context in force (Worker.Context).
+type ctxGoJob struct {
+	fn  goJob
+	ctx context.Context
+}
+
+func (g *ctxGoJob) run(w *Worker)                                 { g.fn(w) }
+func (g *ctxGoJob) finish(w *Worker, pe *PanicError, goexit bool) { g.fn.finish(w, pe, goexit) }
+func (g *ctxGoJob) context() context.Context                      { return g.ctx }
 
 // goJob is a submitted fire-and-forget task. A func is pointer-shaped, so
 // converting it to a task interface allocates nothing.
 type goJob func(*Worker)
 
-func (g goJob) run(w *Worker) { g(w) }
+func (g goJob) run(w *Worker)            { g(w) }
+func (g goJob) context() context.Context { return nil }
 
 // finish hands a panic to the panic handler, or crashes the program as an
 // unrecovered panic in a goroutine of its own would, with the task's stack
@@ -256,7 +268,7 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("blitz: %s: %w", name, err)
 	}
-	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	j := &callJob[T]{fn: fn, done: make(chan struct{}), ctx: ctx}
 	if err := p.submit(ctx, j, wait, name); err != nil {
 		return zero, err
 	}
@@ -303,6 +315,7 @@ type callJob[T any] struct {
 	done     chan struct{}
 	latch    sleep.CoreLatch
 	waiter   *Worker
+	ctx      context.Context // DoContext's and TryDo's; nil for Run and Do
 
 	// state: callQueued, then callStarted (start) or callWithdrawn
 	// (withdraw), for good.
@@ -428,7 +441,10 @@ func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injBlock, c
 		case <-ch:
 		case <-done:
 			p.inj.room.cancel(ch)
+			p.abandoned.Add(1)
 			return 0, nil, claimFull, fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
 		}
 	}
 }
+
+func (j *callJob[T]) context() context.Context { return j.ctx }

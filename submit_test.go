@@ -351,6 +351,11 @@ func TestGoContextCancelledWaitingForRoom(t *testing.T) {
 		if q := queued(p); q != 1 {
 			t.Errorf("queue depth %d after the refused submissions, want 1", q)
 		}
+		// Those that waited gave up (two deadlines, two cancels); those
+		// whose context had ended before they were called never waited.
+		st := p.Stats()
+		assert.Equal(t, uint64(4), st.Abandoned, "submissions that gave up waiting for room")
+		assert.Zero(t, st.Rejected, "refusals")
 
 		g.open()
 		require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown")

@@ -52,7 +52,12 @@ import (
 //     job returns every element T pushes descends from it (T's own waits
 //     are isolated too). Once it returns, T signals the job's waiter (the
 //     frame's latch Set, or its scope mark cleared) before it pushes
-//     anything else.
+//     anything else. What it pushed may outlive it only in one case: a
+//     scope's task leaves the tasks it spawned in T's deque. They belong
+//     to that scope, which descends from whatever T's own wait awaits
+//     (T took the task under that wait's rules), and nobody else may
+//     take them once the mark is cleared, so every wait, waitJoin too,
+//     pops its own deque before it steals.
 //     Exception: while T waits on a call into another pool it is lent to
 //     a goroutine that serves the pool (waitCall), and what that pushes
 //     descends from nothing T was running; T says so (Worker.lent, and its
@@ -124,6 +129,17 @@ func (w *Worker) waitJoin(f *frame) {
 	s := w.pool.sleep
 	rounds := 0
 	for !f.latch.Probe() {
+		// The joiner's deque was empty when the wait began (rule 1 above);
+		// what is in it now was pushed by jobs it ran while waiting, and
+		// descends from the stolen half: a scope's task stolen from the
+		// thief leaves the tasks it spawned in this deque when it returns,
+		// and nobody else may take them (the scope's owner steals only
+		// from workers still running one of its tasks).
+		if r, ok := w.deque.Pop(); ok {
+			w.execute(work{ref: r})
+			rounds = 0
+			continue
+		}
 		if t := f.thief.Load(); t != 0 {
 			thief := w.pool.workers[t-1]
 			r, st := thief.deque.StealIf(func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 })

@@ -416,3 +416,43 @@ func TestJoinWaitSkipsLentThief(t *testing.T) {
 		}()
 	})
 }
+
+// scopeTree forks a join tree of the given depth with, at each leaf, a scope
+// whose tasks spawn more tasks into it, and counts the leaves' tasks.
+func scopeTree(w *Worker, depth int, ran *atomic.Int64) {
+	if depth == 0 {
+		w.Scope(func(s *Scope) {
+			for range 3 {
+				s.Spawn(func(w *Worker, s *Scope) {
+					ran.Add(1)
+					s.Spawn(func(*Worker, *Scope) { ran.Add(1) })
+				})
+			}
+		})
+		return
+	}
+	w.Join(func(w *Worker) { scopeTree(w, depth-1, ran) }, func(w *Worker) { scopeTree(w, depth-1, ran) })
+}
+
+// TestJoinWaitRunsSpawnsLeftInItsDeque runs join trees with scopes at the
+// leaves from many callers at once. A joiner waiting for its thief can
+// steal a task of a scope opened in the stolen half; that task spawns into
+// the joiner's deque and returns, and the tasks it left there belong to the
+// scope, whose owner cannot steal them: the joiner must run them itself, or
+// the scope's owner and the joiner wait for each other for ever.
+func TestJoinWaitRunsSpawnsLeftInItsDeque(t *testing.T) {
+	callers, rounds := 16, 20
+	if testing.Short() {
+		callers, rounds = 8, 5
+	}
+	const depth = 5
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		var ran atomic.Int64
+		together(t, "callers", callers, func(int) {
+			for range rounds {
+				p.Run(func(w *Worker) { scopeTree(w, depth, &ran) })
+			}
+		})
+		require.Equal(t, int64(callers*rounds*(1<<depth)*6), ran.Load())
+	})
+}

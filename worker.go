@@ -50,6 +50,17 @@ type Worker struct {
 	// scope (scopeFor), reused for the next function of the same scope.
 	lastScope *Scope
 
+	// origin is the submitted task whose context is in force (Context), nil
+	// for none: the origin of ctxs' head (taskctx.go).
+	origin *taskCtx
+
+	// ctxs is the chain of context records of the jobs this worker is in,
+	// newest first (taskctx.go). Stored by the worker goroutine as it
+	// enters and leaves jobs; loaded by any worker that runs a join half
+	// of this worker's frames (originAt), which walks its immutable
+	// records.
+	ctxs atomic.Pointer[taskCtx]
+
 	// scope is the scope whose spawned task this worker runs for another
 	// worker (the scope's owner), nil when it runs none. Written by the
 	// worker goroutine around each such task (runSpawn, job.go), loaded

@@ -18,6 +18,7 @@ type Collector struct {
 
 	workers, queued, running    *prometheus.Desc
 	completed, rejected, panics *prometheus.Desc
+	abandoned                   *prometheus.Desc
 	queueWait, runTime          *prometheus.Desc
 }
 
@@ -39,6 +40,7 @@ func NewCollector(src Source, name string) *Collector {
 		running:   desc("tasks_running", "Submitted tasks running now."),
 		completed: desc("tasks_completed_total", "Submitted tasks finished, panicked ones included."),
 		rejected:  desc("tasks_rejected_total", "Submissions refused because the queue was full (ErrQueueFull)."),
+		abandoned: desc("tasks_abandoned_total", "Submissions that gave up waiting for room in the full queue when their context ended."),
 		panics:    desc("task_panics_total", "Submitted tasks that panicked."),
 		queueWait: desc("task_queue_wait_seconds", "Time from submission to start, of the sampled submitted tasks."),
 		runTime:   desc("task_run_seconds", "Time from start to end, of the sampled submitted tasks."),
@@ -47,7 +49,7 @@ func NewCollector(src Source, name string) *Collector {
 
 // Describe sends the descriptors of every metric Collect sends.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.panics, c.queueWait, c.runTime} {
+	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.queueWait, c.runTime} {
 		ch <- d
 	}
 }
@@ -66,6 +68,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.running, s.running)
 	counter(c.completed, s.completed)
 	counter(c.rejected, s.rejected)
+	counter(c.abandoned, s.abandoned)
 	counter(c.panics, s.panics)
 	for _, h := range []struct {
 		d *prometheus.Desc

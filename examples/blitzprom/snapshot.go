@@ -10,6 +10,7 @@ import (
 type snapshot struct {
 	workers, queued, running    int
 	completed, rejected, panics uint64
+	abandoned                   uint64
 	queueWait, runTime          histogram
 }
 
@@ -40,7 +41,7 @@ func (h histogram) cumulative() map[float64]uint64 {
 func snapshotOf(st blitz.Stats) snapshot {
 	return snapshot{
 		workers: st.Workers, queued: st.Queued, running: st.Running,
-		completed: st.Completed, rejected: st.Rejected, panics: st.Panics,
+		completed: st.Completed, rejected: st.Rejected, panics: st.Panics, abandoned: st.Abandoned,
 		queueWait: histogramOf(&st.QueueWait), runTime: histogramOf(&st.RunTime),
 	}
 }

@@ -1,0 +1,117 @@
+package blitz
+
+import "context"
+
+// The context of a task.
+//
+// A task submitted with a context (GoContext, DoContext, TryDo) can read it
+// with Worker.Context, and so can everything it forks, on whichever worker
+// it runs: the halves of its joins, the tasks of its scopes, the pieces of
+// the data-parallel functions it calls. Everything else (a task submitted
+// without a context, work forked from it, an idle worker) reads
+// context.Background().
+//
+// Each worker keeps what it runs as a chain of records (taskCtx), newest
+// first, one per job it entered whose context differs from the one around
+// it: a submitted task (runTask), a stolen join half, a scope task run by
+// another worker. A record holds the job's context and the join depth at
+// which the job started. Jobs reach other workers through refs that name a
+// frame at a depth (a join's second half) or a scope's slot:
+//
+//   - A join half at depth d on worker o belongs to the innermost record of
+//     o's chain whose depth is <= d (ctxAt). While that half is pending, that
+//     record cannot end (the job it stands for waits for its joins), and
+//     every record o enters meanwhile starts deeper than d, because o's depth
+//     stays above d until the join is done; so the walk finds the right one
+//     from any later head of the chain. Records are immutable and the head
+//     is an atomic pointer: the walk races with nothing.
+//   - A scope's tasks belong to the context of the worker that opened the
+//     scope, recorded in the scope when it opens.
+//
+// The owner sets its context with a plain field read by Context (only the
+// goroutine running as the worker reads it) and publishes the chain for
+// thieves; a job whose context is the one already in force adds nothing, so
+// fork-join inside one task, and every join's fast path, cost nothing here.
+type taskCtx struct {
+	ctx    context.Context // the job's context (origin's)
+	origin *taskCtx        // the record of the submitted task the job descends from; nil for none
+	depth  uint32          // the worker's join depth when the job started
+	outer  *taskCtx        // the record in force before this one
+}
+
+// Context returns the context of the task w is running: the context given
+// to GoContext, DoContext or TryDo for that task, also in everything the task
+// forks (join halves, scope tasks and the pieces of the data-parallel
+// functions, on whichever worker runs them), and context.Background() for
+// work submitted without one. A task that should stop early when its
+// submitter gives up (a server's client left) checks it, or passes it to
+// ForContext:
+//
+//	blitz.DoContext(r.Context(), p, func(w *blitz.Worker) error {
+//		return blitz.ForContext(w.Context(), w, 0, n, grain, body)
+//	})
+func (w *Worker) Context() context.Context {
+	if w.origin == nil {
+		return context.Background()
+	}
+	return w.origin.ctx
+}
+
+// enterCtx makes origin the submitted task whose context is in force for a
+// job w starts at its current depth, and returns the record to restore with
+// leaveCtx. It adds a record only when origin differs from the one in force
+// (origins are compared as pointers, never contexts: a context type need
+// not be comparable).
+func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx) {
+	outer = w.ctxs.Load()
+	if origin == w.origin {
+		return outer
+	}
+	var c context.Context
+	if origin != nil {
+		c = origin.ctx
+	}
+	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer})
+	w.origin = origin
+	return outer
+}
+
+// enterTaskCtx starts a submitted task with context c (nil for none): a new
+// origin when c is set, none otherwise.
+func (w *Worker) enterTaskCtx(c context.Context) (outer *taskCtx) {
+	if c == nil {
+		return w.enterCtx(nil)
+	}
+	outer = w.ctxs.Load()
+	r := &taskCtx{ctx: c, depth: w.depth, outer: outer}
+	r.origin = r
+	w.ctxs.Store(r)
+	w.origin = r
+	return outer
+}
+
+// leaveCtx restores the record enterCtx returned, however the job ended.
+func (w *Worker) leaveCtx(outer *taskCtx) {
+	if w.ctxs.Load() == outer {
+		return
+	}
+	w.ctxs.Store(outer)
+	if outer == nil {
+		w.origin = nil
+	} else {
+		w.origin = outer.origin
+	}
+}
+
+// originAt returns the origin of the join half at depth d of w's frames.
+// Any worker may call it while that half is pending (see above).
+func (w *Worker) originAt(d uint32) *taskCtx {
+	r := w.ctxs.Load()
+	for r != nil && r.depth > d {
+		r = r.outer
+	}
+	if r == nil {
+		return nil
+	}
+	return r.origin
+}
