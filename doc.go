@@ -131,6 +131,13 @@
 // a task of the pool blocks that worker (there is no cheap way to detect it
 // without thread-local storage): use RunFrom there.
 //
+// A task submitted with a context (GoContext, DoContext, TryDo) reads it as
+// Worker.Context, and so does everything it forks on any worker: each worker
+// keeps a chain of immutable context records with the join depth where each
+// began, and a thief running a join half at depth d takes the owner's
+// innermost record at depth <= d (taskctx.go). Joins themselves never touch
+// it.
+//
 // # Shutdown
 //
 // Close (Shutdown without a deadline) closes the injector with one atomic OR

@@ -39,11 +39,16 @@ func ExampleTryDo() {
 			return strings.ToUpper(word) // the CPU work
 		})
 		switch {
-		case errors.Is(err, blitz.ErrQueueFull):
+		case errors.Is(err, blitz.ErrQueueFull), errors.Is(err, blitz.ErrClosed):
 			http.Error(w, "busy, try again later", http.StatusServiceUnavailable)
 			return
-		case err != nil: // the client went away, or the pool is shutting down
-			http.Error(w, err.Error(), http.StatusInternalServerError)
+		case errors.Is(err, context.DeadlineExceeded):
+			http.Error(w, "timeout", http.StatusGatewayTimeout)
+			return
+		case errors.Is(err, context.Canceled): // the client left: nobody reads an answer
+			return
+		case err != nil: // the task panicked (ErrPanic) or called runtime.Goexit
+			http.Error(w, "internal error", http.StatusInternalServerError)
 			return
 		}
 		fmt.Fprintln(w, upper)

@@ -56,7 +56,8 @@ func (p *Pool) TryGo(fn func(w *Worker)) error {
 // GoContext submits fn like Go, waiting for room in a full queue until ctx
 // ends; then it returns an error wrapping ctx.Err() and fn never runs. A
 // GoContext from a task of the pool itself never waits (it is let in over
-// the bound, as Go is). A nil fn or a nil ctx panics.
+// the bound, as Go is). fn and everything it forks see ctx as
+// w.Context(). A nil fn or a nil ctx panics.
 func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: Pool.GoContext: nil function")
@@ -235,7 +236,8 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 //     the task is withdrawn and never runs; the error wraps ctx.Err().
 //   - ctx ends while the task runs: DoContext returns at once with an error
 //     wrapping ctx.Err(); the task runs to its end and its result is
-//     dropped (pass ctx into fn if it should stop early).
+//     dropped. fn and everything it forks see ctx as w.Context(), so
+//     compute can stop early (ForContext(w.Context(), ...)).
 //   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
 //     value and the stack where it happened; the worker and the pool go on.
 //   - fn calls runtime.Goexit: ErrGoexit.
