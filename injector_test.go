@@ -1,7 +1,6 @@
 package blitz
 
 import (
-	"context"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,7 +21,6 @@ type seqJob struct{ n int }
 
 func (seqJob) run(*Worker)                       {}
 func (seqJob) finish(*Worker, *PanicError, bool) {}
-func (seqJob) context() context.Context          { return nil }
 
 func TestInjectorFIFOAcrossBlocksAndClose(t *testing.T) {
 	var q injector

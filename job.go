@@ -1,7 +1,6 @@
 package blitz
 
 import (
-	"context"
 	"time"
 )
 
@@ -98,17 +97,14 @@ func (w *Worker) execute(wk work) {
 	switch r := wk.ref; r.kind() {
 	case kindFrame:
 		o := w.pool.workers[r.worker()]
-		if outer := w.enterCtx(o.originAt(r.index())); outer != w.ctxs.Load() {
-			defer w.leaveCtx(outer) // also when the job's Goexit unwinds w
+		origin := w.origin // the owner's own half runs in its context
+		if o != w {
+			origin = o.originAt(r.index())
 		}
-		w.runFrame(o.frames.at(r.index()))
+		w.runFrame(o.frames.at(r.index()), origin)
 	case kindSpawn:
 		o := w.pool.workers[r.worker()]
-		st, fn := o.spawns.take(r.index(), o == w)
-		if outer := w.enterCtx(st.origin); outer != w.ctxs.Load() {
-			defer w.leaveCtx(outer)
-		}
-		w.runSpawn(st, fn)
+		w.runSpawn(o.spawns.take(r.index(), o == w))
 	default:
 		w.runTask(wk.task, wk.enq)
 	}
@@ -150,12 +146,13 @@ func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
 // re-raises it, and every job on w's stack below this one descends from the
 // same joiner (work isolation: see wait.go), so it ends nothing that did not
 // fork it. The depth is restored however the job ends.
-func (w *Worker) runFrame(f *frame) {
+func (w *Worker) runFrame(f *frame, origin *taskCtx) {
 	p, owner := w.pool, f.owner
 	if owner != w.index {
 		f.thief.Store(int32(w.index) + 1)
 	}
 	d := w.depth
+	outer, pushed := w.enterCtx(origin)
 	done := false
 	defer func() {
 		if !done {
@@ -165,6 +162,9 @@ func (w *Worker) runFrame(f *frame) {
 				f.goexit = true
 			}
 			w.depth = d
+			if pushed {
+				w.leaveCtx(outer)
+			}
 			if f.latch.Set() {
 				p.sleep.NotifyWorkerLatchIsSet(owner)
 			}
@@ -172,6 +172,9 @@ func (w *Worker) runFrame(f *frame) {
 	}()
 	f.job.run(w)
 	done = true
+	if pushed {
+		w.leaveCtx(outer)
+	}
 	if f.latch.Set() {
 		p.sleep.NotifyWorkerLatchIsSet(owner)
 	}
@@ -192,11 +195,15 @@ func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
 		outer = w.scope.Load()
 		w.scope.Store(st)
 	}
+	outerCtx, pushed := w.enterCtx(st.origin)
 	ok := false
 	defer func() {
 		if !ok {
 			st.record(unwinding(recover()))
 			w.depth = d
+		}
+		if pushed {
+			w.leaveCtx(outerCtx)
 		}
 		if marked {
 			w.scope.Store(outer)
@@ -217,9 +224,6 @@ func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
 type task interface {
 	run(w *Worker)
 	finish(w *Worker, pe *PanicError, goexit bool)
-	// context is the context the task was submitted with (Worker.Context),
-	// nil for none.
-	context() context.Context
 }
 
 // runTask runs a submitted task, recovers its panic and hands it (or its
@@ -234,14 +238,12 @@ func (w *Worker) runTask(t task, enq int64) {
 	}
 	d := w.depth
 	returned := false
-	outer := w.enterTaskCtx(t.context())
 	defer func() {
 		var pe *PanicError
 		if !returned {
 			pe = unwinding(recover())
 			w.depth = d
 		}
-		w.leaveCtx(outer)
 		t.finish(w, pe, !returned && pe == nil)
 		var wait, run time.Duration
 		if enq != 0 {

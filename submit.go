@@ -78,16 +78,38 @@ type ctxGoJob struct {
 	ctx context.Context
 }
 
-func (g *ctxGoJob) run(w *Worker)                                 { g.fn(w) }
+// run runs the task with its context in force (Worker.Context), restored
+// however it ends.
+func (g *ctxGoJob) run(w *Worker) {
+	outer := w.enterTaskCtx(g.ctx)
+	defer w.leaveCtx(outer)
+	g.fn(w)
+}
+
 func (g *ctxGoJob) finish(w *Worker, pe *PanicError, goexit bool) { g.fn.finish(w, pe, goexit) }
-func (g *ctxGoJob) context() context.Context                      { return g.ctx }
 
 // goJob is a submitted fire-and-forget task. A func is pointer-shaped, so
 // converting it to a task interface allocates nothing.
 type goJob func(*Worker)
 
-func (g goJob) run(w *Worker)            { g(w) }
-func (g goJob) context() context.Context { return nil }
+// run runs the task. A task without a context normally starts where none is
+// in force (a worker's idle loop); on a worker lent out while one of its
+// tasks with a context waits (Worker.lend), it must not see that one.
+func (g goJob) run(w *Worker) {
+	if w.origin != nil {
+		runWithoutCtx(w, g)
+		return
+	}
+	g(w)
+}
+
+// runWithoutCtx runs f with no context in force (Worker.Context is
+// Background), restoring the one in force however f ends.
+func runWithoutCtx(w *Worker, f func(*Worker)) {
+	outer, _ := w.enterCtx(nil)
+	defer w.leaveCtx(outer)
+	f(w)
+}
 
 // finish hands a panic to the panic handler, or crashes the program as an
 // unrecovered panic in a goroutine of its own would, with the task's stack
@@ -342,6 +364,23 @@ func (j *callJob[T]) run(w *Worker) {
 	if !j.start() {
 		return // withdrawn: its caller has gone, nobody waits
 	}
+	if j.ctx != nil || w.origin != nil {
+		j.runInCtx(w)
+		return
+	}
+	j.result = j.fn(w)
+}
+
+// runInCtx runs fn with the job's context in force (Worker.Context), or
+// none if it has none, restoring the one in force however fn ends.
+func (j *callJob[T]) runInCtx(w *Worker) {
+	var outer *taskCtx
+	if j.ctx != nil {
+		outer = w.enterTaskCtx(j.ctx)
+	} else {
+		outer, _ = w.enterCtx(nil)
+	}
+	defer w.leaveCtx(outer)
 	j.result = j.fn(w)
 }
 
@@ -448,5 +487,3 @@ func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injBlock, c
 		}
 	}
 }
-
-func (j *callJob[T]) context() context.Context { return j.ctx }

@@ -13,13 +13,14 @@ import "context"
 //
 // Each worker keeps what it runs as a chain of records (taskCtx), newest
 // first, one per job it entered whose context differs from the one around
-// it: a submitted task (runTask), a stolen join half, a scope task run by
-// another worker. A record holds the job's context and the join depth at
+// it: a submitted task with a context (ctxGoJob.run, callJob.runInCtx), a
+// task without one on a worker lent out inside one that has (runWithoutCtx),
+// a join half run by a thief (runFrame), a scope task (runSpawn). A record holds the job's context and the join depth at
 // which the job started. Jobs reach other workers through refs that name a
 // frame at a depth (a join's second half) or a scope's slot:
 //
 //   - A join half at depth d on worker o belongs to the innermost record of
-//     o's chain whose depth is <= d (ctxAt). While that half is pending, that
+//     o's chain whose depth is <= d (originAt). While that half is pending, that
 //     record cannot end (the job it stands for waits for its joins), and
 //     every record o enters meanwhile starts deeper than d, because o's depth
 //     stays above d until the join is done; so the walk finds the right one
@@ -31,7 +32,9 @@ import "context"
 // The owner sets its context with a plain field read by Context (only the
 // goroutine running as the worker reads it) and publishes the chain for
 // thieves; a job whose context is the one already in force adds nothing, so
-// fork-join inside one task, and every join's fast path, cost nothing here.
+// fork-join inside one task, every join's fast path, a task submitted
+// without a context and the owner's own join halves cost one compare of a
+// plain field at most.
 type taskCtx struct {
 	ctx    context.Context // the job's context (origin's)
 	origin *taskCtx        // the record of the submitted task the job descends from; nil for none
@@ -58,30 +61,27 @@ func (w *Worker) Context() context.Context {
 }
 
 // enterCtx makes origin the submitted task whose context is in force for a
-// job w starts at its current depth, and returns the record to restore with
-// leaveCtx. It adds a record only when origin differs from the one in force
-// (origins are compared as pointers, never contexts: a context type need
-// not be comparable).
-func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx) {
-	outer = w.ctxs.Load()
+// job w starts at its current depth. It adds a record only when origin
+// differs from the one in force (origins are compared as pointers, never
+// contexts: a context type need not be comparable), and then reports
+// pushed and the record to restore with leaveCtx, however the job ends.
+func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx, pushed bool) {
 	if origin == w.origin {
-		return outer
+		return nil, false
 	}
+	outer = w.ctxs.Load()
 	var c context.Context
 	if origin != nil {
 		c = origin.ctx
 	}
 	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer})
 	w.origin = origin
-	return outer
+	return outer, true
 }
 
-// enterTaskCtx starts a submitted task with context c (nil for none): a new
-// origin when c is set, none otherwise.
+// enterTaskCtx starts a submitted task with context c: a new origin, so a
+// record always.
 func (w *Worker) enterTaskCtx(c context.Context) (outer *taskCtx) {
-	if c == nil {
-		return w.enterCtx(nil)
-	}
 	outer = w.ctxs.Load()
 	r := &taskCtx{ctx: c, depth: w.depth, outer: outer}
 	r.origin = r
@@ -90,11 +90,9 @@ func (w *Worker) enterTaskCtx(c context.Context) (outer *taskCtx) {
 	return outer
 }
 
-// leaveCtx restores the record enterCtx returned, however the job ended.
+// leaveCtx restores the record in force before enterCtx or enterTaskCtx
+// pushed one.
 func (w *Worker) leaveCtx(outer *taskCtx) {
-	if w.ctxs.Load() == outer {
-		return
-	}
 	w.ctxs.Store(outer)
 	if outer == nil {
 		w.origin = nil

@@ -185,7 +185,10 @@ func TestContextAcrossLend(t *testing.T) {
 						// its own, and let it pop the join's half.
 						go func() {
 							v, _ := DoContext(withID(2), p, func(w *Worker) int { return ctxID(w) })
-							other <- v
+							none := Do(p, func(w *Worker) int { return ctxID(w) })
+							seen := make(chan int, 1)
+							p.Go(func(w *Worker) { seen <- ctxID(w) })
+							other <- v*100 + none*10 + <-seen
 							close(release)
 						}()
 						<-release
@@ -194,7 +197,7 @@ func TestContextAcrossLend(t *testing.T) {
 				return [3]int{ctxID(w), half, <-other}
 			})
 			require.NoError(t, err)
-			assert.Equal(t, [3]int{1, 1, 2}, got, "task after the call, its join half, the task run on the lent worker")
+			assert.Equal(t, [3]int{1, 1, 200}, got, "task after the call, its join half, tasks run on the lent worker (DoContext, Do, Go: 2, 0, 0)")
 		}
 	})
 }

@@ -50,17 +50,6 @@ type Worker struct {
 	// scope (scopeFor), reused for the next function of the same scope.
 	lastScope *Scope
 
-	// origin is the submitted task whose context is in force (Context), nil
-	// for none: the origin of ctxs' head (taskctx.go).
-	origin *taskCtx
-
-	// ctxs is the chain of context records of the jobs this worker is in,
-	// newest first (taskctx.go). Stored by the worker goroutine as it
-	// enters and leaves jobs; loaded by any worker that runs a join half
-	// of this worker's frames (originAt), which walks its immutable
-	// records.
-	ctxs atomic.Pointer[taskCtx]
-
 	// scope is the scope whose spawned task this worker runs for another
 	// worker (the scope's owner), nil when it runs none. Written by the
 	// worker goroutine around each such task (runSpawn, job.go), loaded
@@ -112,6 +101,19 @@ type Worker struct {
 	spawns spawnSlots
 
 	frames frameStack
+
+	// The context records (taskctx.go), after everything else: written
+	// only where a job's context changes, and ctxs is loaded by thieves.
+	//
+	// origin is the submitted task whose context is in force (Context), nil
+	// for none: the origin of ctxs' head. Owner-only.
+	origin *taskCtx
+
+	// ctxs is the chain of context records of the jobs this worker is in,
+	// newest first. Stored by the worker goroutine as it enters and leaves
+	// jobs; loaded by any worker that runs a join half of this worker's
+	// frames (originAt), which walks its immutable records.
+	ctxs atomic.Pointer[taskCtx]
 }
 
 // Index returns the worker's index in its pool, in [0, Workers()).
