@@ -10,10 +10,10 @@ import (
 // BenchmarkSubmitAndWait measures what a handler pays to run an empty task
 // on the pool and wait for it: blitz.TryDo through the blitz executor (what
 // the server does: bounded queue, context, panic mapping) against plain
-// blitz.Do, with each parking backend. Handlers submit concurrently
-// (RunParallel, GOMAXPROCS goroutines). The capacity is large enough that
-// nothing is refused. The server's default parking backend is the one this
-// benchmark finds cheaper (see the -parking flag of ../../server).
+// blitz.Do, with the futex and portable (the default) parking backends, and
+// against the bare goroutine-and-channel hand-off (api=go-chan). Handlers
+// submit concurrently (RunParallel, GOMAXPROCS goroutines). The capacity is
+// large enough that nothing is refused.
 func BenchmarkSubmitAndWait(b *testing.B) {
 	for _, parking := range []blitz.Parking{blitz.ParkingFutex, blitz.ParkingPortable} {
 		b.Run("api=trydo/parking="+parking.String(), func(b *testing.B) {
@@ -47,4 +47,16 @@ func BenchmarkSubmitAndWait(b *testing.B) {
 			})
 		})
 	}
+	// The bare hand-off a handler could write instead of a pool: a new
+	// goroutine runs the work and the handler waits on a channel.
+	b.Run("api=go-chan/parking=none", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			done := make(chan struct{})
+			for pb.Next() {
+				go func() { done <- struct{}{} }()
+				<-done
+			}
+		})
+	})
 }
