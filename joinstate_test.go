@@ -77,8 +77,14 @@ func asError(v any) error {
 // wait. The join must still wait for the thief before the Goexit goes on
 // (the thief writes into the frame until its Set), the Goexit then reaches
 // the caller (b ended with it too), and the pool must keep working.
+//
+// The joiner helps only while it polls: once its idle rounds are over it
+// sleeps on its latch, which only the latch's Set wakes (wait.go), and b's
+// first half waits for the help. So the pool takes the most idle rounds
+// there are, keeping the joiner polling until the thief, which must first
+// steal b, has pushed the half.
 func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
-	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+	withPool(t, []Option{WithWorkers(2), WithSpinRounds(MaxSpinRounds)}, func(p *Pool) {
 		var (
 			joiner, helper atomic.Int64 // worker indexes
 			bDone          atomic.Bool
