@@ -32,7 +32,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/blitz-go/blitz"
 	"github.com/blitz-go/blitz/examples/internal/chart"
 	"github.com/blitz-go/blitz/examples/internal/loadgen"
 	"github.com/blitz-go/blitz/examples/internal/server"
@@ -248,16 +247,6 @@ func sweep(ctx context.Context, f flags) error {
 	return nil
 }
 
-// parseParking parses a blitz parking backend name.
-func parseParking(s string) (blitz.Parking, error) {
-	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingCond, blitz.ParkingSpin} {
-		if k.String() == s {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown parking backend %q (want auto, futex, portable, cond or spin)", s)
-}
-
 func cpuModel() string {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
@@ -334,7 +323,7 @@ func childServer(f flags) error {
 	if err != nil {
 		return err
 	}
-	parking, err := parseParking(f.parking)
+	parking, err := loadgen.ParseParking(f.parking)
 	if err != nil {
 		return err
 	}

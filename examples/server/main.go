@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/examples/internal/loadgen"
 	"github.com/blitz-go/blitz/examples/internal/server"
 	"github.com/blitz-go/blitz/examples/internal/work"
 )
@@ -32,7 +32,7 @@ func main() {
 		size     = flag.Int("work", work.DefaultSize, "bytes hashed per request (sets the CPU cost per request)")
 		capacity = flag.Int("capacity", 64, "requests waiting for a worker before 503 (ants and blitz modes)")
 		workers  = flag.Int("workers", 0, "ants and blitz pool workers (0: GOMAXPROCS)")
-		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex, portable or cond (see server.Config.Parking)")
+		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex, portable, cond or spin (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 	)
 	flag.Parse()
@@ -47,18 +47,9 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 	if err != nil {
 		return err
 	}
-	var parking blitz.Parking
-	switch parkingName {
-	case "auto":
-		parking = blitz.ParkingAuto
-	case "futex":
-		parking = blitz.ParkingFutex
-	case "portable":
-		parking = blitz.ParkingPortable
-	case "cond":
-		parking = blitz.ParkingCond
-	default:
-		return fmt.Errorf("unknown parking backend %q (want auto, futex, portable or cond)", parkingName)
+	parking, err := loadgen.ParseParking(parkingName)
+	if err != nil {
+		return err
 	}
 	h, err := work.New(size)
 	if err != nil {

@@ -49,13 +49,21 @@ func ParseTarget(s string) (Target, error) {
 	if m != server.Blitz {
 		return Target{}, fmt.Errorf("loadgen: target %q: only the blitz mode takes a parking backend", s)
 	}
+	if t.Parking, err = ParseParking(parking); err != nil {
+		return Target{}, fmt.Errorf("loadgen: target %q: %w", s, err)
+	}
+	return t, nil
+}
+
+// ParseParking parses a blitz parking backend's name (Parking.String):
+// auto, futex, portable, cond or spin.
+func ParseParking(s string) (blitz.Parking, error) {
 	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingCond, blitz.ParkingSpin} {
-		if k.String() == parking {
-			t.Parking = k
-			return t, nil
+		if k.String() == s {
+			return k, nil
 		}
 	}
-	return Target{}, fmt.Errorf("loadgen: target %q: unknown parking backend %q (want auto, futex, portable, cond or spin)", s, parking)
+	return 0, fmt.Errorf("unknown parking backend %q (want auto, futex, portable, cond or spin)", s)
 }
 
 // A Starter starts a server for the given target and returns its /work URL

@@ -36,6 +36,11 @@ func TestParseTarget(t *testing.T) {
 	if got, err := loadgen.ParseTarget("blitz-auto"); err != nil || got != (loadgen.Target{Mode: server.Blitz}) || got.String() != "blitz" {
 		t.Errorf("ParseTarget(blitz-auto) = %+v (%v), %v", got, got, err)
 	}
+	for _, k := range []blitz.Parking{blitz.ParkingAuto, blitz.ParkingFutex, blitz.ParkingPortable, blitz.ParkingCond, blitz.ParkingSpin} {
+		if got, err := loadgen.ParseParking(k.String()); err != nil || got != k {
+			t.Errorf("ParseParking(%q) = %v, %v", k.String(), got, err)
+		}
+	}
 	for _, bad := range []string{"", "blitz-", "blitz-condvr", "ants-futex", "inline-portable", "nope"} {
 		if _, err := loadgen.ParseTarget(bad); err == nil {
 			t.Errorf("ParseTarget(%q): no error", bad)
