@@ -2,7 +2,6 @@ package blitz
 
 import (
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -59,7 +58,7 @@ func BenchmarkParkingChoice(b *testing.B) {
 		})
 		for _, gap := range []time.Duration{time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
 			run(fmt.Sprintf("bursts/gap=%v", gap), func(b *testing.B, p *Pool) {
-				var bursts []time.Duration
+				var bursts []int64 // ns
 				var idleCPU int64
 				var idle time.Duration
 				_, haveCPU := processCPU()
@@ -70,16 +69,11 @@ func BenchmarkParkingChoice(b *testing.B) {
 					t1 := time.Now()
 					c1, _ := processCPU()
 					p.Run(func(w *Worker) { sink = fibArgs(w, 22) })
-					bursts = append(bursts, time.Since(t1))
+					bursts = append(bursts, time.Since(t1).Nanoseconds())
 					idle += t1.Sub(t0)
 					idleCPU += c1 - c0
 				}
-				slices.Sort(bursts)
-				q := func(f float64) float64 {
-					return float64(bursts[int(f*float64(len(bursts)-1))].Nanoseconds()) / 1e3
-				}
-				b.ReportMetric(q(0.50), "burst-p50-µs")
-				b.ReportMetric(q(0.99), "burst-p99-µs")
+				reportQuantiles(b, bursts, "burst-")
 				if haveCPU {
 					b.ReportMetric(float64(idleCPU)/1e6/idle.Seconds(), "idle-cpu-ms/s")
 				}

@@ -112,7 +112,11 @@ type Worker struct {
 	// ctxs is the chain of context records of the jobs this worker is in,
 	// newest first. Stored by the worker goroutine as it enters and leaves
 	// jobs; loaded by any worker that runs a join half of this worker's
-	// frames (originAt), which walks its immutable records.
+	// frames (originAt), which walks its immutable records. Partner: the
+	// deque. The record in force when a half was pushed is stored before
+	// the push's release of bottom, and the thief loads ctxs after its
+	// successful steal, so it sees that record or a later head whose chain
+	// still holds it (taskctx.go). sync/atomic, sequentially consistent.
 	ctxs atomic.Pointer[taskCtx]
 }
 
