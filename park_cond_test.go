@@ -140,45 +140,6 @@ func TestCondParkerUnparkRace(t *testing.T) {
 	}
 }
 
-// TestCondBackendRunsSleepProtocol runs the sleep protocol over the cond
-// backend the way the pool does: jobs posted to running, yielding and
-// parked workers all run, and a stop wakes the sleepers.
-func TestCondBackendRunsSleepProtocol(t *testing.T) {
-	jobs := 300
-	if testing.Short() {
-		jobs = 60
-	}
-	p := newBenchPool(t, ParkingCond, 2, 4)
-	parkedPosts := 0
-	for i := 1; i <= jobs; i++ {
-		if i%10 == 0 {
-			parked := make(chan struct{})
-			go func() {
-				for p.parkers[0].inPark.Load() == 0 || p.parkers[1].inPark.Load() == 0 {
-					runtime.Gosched()
-				}
-				close(parked)
-			}()
-			waitOrDump(t, parked, "workers parking")
-			parkedPosts++
-		}
-		p.post()
-		ran := make(chan struct{})
-		go func() {
-			for p.ran.Load() < int64(i) {
-				runtime.Gosched()
-			}
-			close(ran)
-		}()
-		waitOrDump(t, ran, "job run")
-	}
-	stopped := make(chan struct{})
-	go func() { p.stop(); close(stopped) }()
-	waitOrDump(t, stopped, "stop")
-	require.Equal(t, int64(jobs), p.ran.Load())
-	require.Positive(t, parkedPosts, "no job was posted to parked workers")
-}
-
 // TestPoolWithParkingCond runs joins and submissions on pools with the cond
 // backend, including after the workers have gone to sleep.
 func TestPoolWithParkingCond(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // testBackends lists every backend this system has.
 func testBackends(t testing.TB) []backend {
 	var bs []backend
-	for _, k := range []Parking{ParkingFutex, ParkingPortable, ParkingSpin} {
+	for _, k := range []Parking{ParkingFutex, ParkingPortable, ParkingCond, ParkingSpin} {
 		b, err := resolveBackend(k)
 		if err != nil {
 			if k == ParkingFutex && runtime.GOOS != "linux" {
@@ -33,6 +33,9 @@ func hasToken(t testing.TB, p any) bool {
 		return len(p.c) == 1
 	case *spinParker:
 		return p.token.Load() == 1
+	case *condParker:
+		tok, _ := p.state()
+		return tok
 	}
 	if ok, known := hasFutexToken(p); known {
 		return ok
