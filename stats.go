@@ -101,9 +101,15 @@ func (s *workerStats) bump(p *uint64) { atomics.StoreRelease64(p, *p+1) }
 
 // Stats returns the pool's counters. It is safe to call at any time from any
 // goroutine, including after Close; the snapshot is not atomic across
-// counters.
+// counters, but a task counted in Completed has its latency samples and its
+// panic in the same snapshot.
 func (p *Pool) Stats() Stats {
 	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Placement: p.placementStats()}
+	// The queue counters first: the worker records a task's metrics before
+	// rootDone's release store of its finished count, so the metrics
+	// loaded after the acquire loads of those counts include every task
+	// they count.
+	p.queueStats(&st)
 	for _, w := range p.workers {
 		s := &w.stats
 		st.Executed += atomics.LoadAcquire64(&s.executed)
@@ -115,7 +121,6 @@ func (p *Pool) Stats() Stats {
 		st.Wakes += s.wakes.Load()
 		w.metrics.addTo(&st)
 	}
-	p.queueStats(&st)
 	return st
 }
 
