@@ -85,14 +85,21 @@
 // time. A join at depth d:
 //
 //  1. stores the second half (function and argument) into frame d, reusing
-//     the frame's typed job object when the types match (so no allocation),
-//     and pushes frameRef(worker, d) — the deque's release store publishes
-//     the frame;
-//  2. tells the sleep protocol (NewInternalJobs), which wakes a sleeper only
-//     when no idle worker can take the job;
+//     the frame's typed job object when the types match (so no allocation);
+//  2. offers it, or leaves it lazy (share.go). In the first levels of the
+//     worker's tree (d < eagerDepth), or when another worker has asked for
+//     work, it pushes frameRef(worker, d) — the deque's release store
+//     publishes the frame — and tells the sleep protocol
+//     (NewInternalJobs), which wakes a sleeper only when no idle worker can
+//     take the job; a request also pushes every half left lazy before,
+//     oldest first. Otherwise it marks the frame lazy: in no deque, so
+//     only this worker can run it;
 //  3. runs the first half inline;
-//  4. pops: if it gets its own ref back (the common case) it runs the second
-//     half inline — no latch, no atomic read-modify-write beyond the deque's;
+//  4. if the frame is still lazy, runs the second half inline with plain
+//     stores only (no fence, no sleep-protocol traffic: the common case
+//     deep in a tree). Otherwise it pops: if it gets its own ref back it
+//     runs the second half inline — no latch, no atomic read-modify-write
+//     beyond the deque's;
 //  5. otherwise a thief won the ref with a successful Steal (acquire) and
 //     stored its index in the frame. The joiner waits on frame d's latch,
 //     running only work that descends from the stolen half: it steals only
@@ -207,6 +214,11 @@
 //
 //   - a part of the computation taking the lock held around it (sync.Mutex
 //     is not reentrant: it deadlocks run sequentially too);
+//   - the first half of a join waiting for the second (a channel the second
+//     closes, say): the second half may run on the same goroutine once the
+//     first returned, and deep in a tree it is offered to other workers
+//     only at a later fork of the first half (share.go), so a first half
+//     that blocks instead never lets it go;
 //   - tasks that block on something only a task still queued in the same
 //     pool would provide, once every worker is blocked so;
 //   - Run or Do called from a task of the same pool (use the *Worker);

@@ -16,6 +16,8 @@ import (
 //
 //  1. o stores the job (and its argument) into the frame, then pushes the
 //     ref: the deque's release store of the new bottom publishes the frame.
+//     A lazy frame (share.go) is pushed later, if ever, by offerPending; a
+//     lazy frame o takes back is never seen by anybody else.
 //  2. Either o pops the ref back (the fast path: nobody else ever saw the
 //     frame, no latch traffic), or exactly one thief wins it with a
 //     successful Steal (whose acquire makes step 1 visible).
@@ -46,6 +48,12 @@ type frame struct {
 	// (then cleared) by the owner after it observed the Set.
 	panicked *PanicError
 	goexit   bool
+	// lazy says that the job is pending but not offered: its ref is in no
+	// deque, so no thief can take it, and the owner runs it itself when
+	// the first half returns unless it offers it before (share.go).
+	// Owner-only: written at the fork, by offerPending and when the join
+	// takes the job back; read by the owner alone.
+	lazy bool
 	// thief is 1 + the index of the worker that stole the job, 0 while
 	// nobody did. Stored by the thief after its successful Steal and
 	// before it runs the job; loaded by the owner waiting for the job
@@ -74,6 +82,7 @@ type frameLayout struct {
 	job      [2]unsafe.Pointer
 	panicked unsafe.Pointer
 	goexit   bool
+	lazy     bool
 	thief    int32
 }
 
@@ -100,6 +109,20 @@ func (s *frameStack) at(d uint32) *frame {
 	}
 	k, off := chunkOf(d)
 	return &(*s.chunks[k].Load())[off].frame
+}
+
+// peek is at for the owner, returning nil where the chunk of depth d was
+// never created (no join ever forked there).
+func (s *frameStack) peek(d uint32) *frame {
+	if d < chunkBase {
+		return &s.first[d].frame
+	}
+	k, off := chunkOf(d)
+	c := s.chunks[k].Load()
+	if c == nil {
+		return nil
+	}
+	return &(*c)[off].frame
 }
 
 // ownerAt is at for the owner, creating the chunk if needed. The first

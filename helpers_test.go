@@ -60,7 +60,7 @@ func waitOrDump(t testing.TB, done <-chan struct{}, what string) {
 }
 
 // withPool creates a pool with opts, runs f, closes the pool (under the
-// watchdog) and checks that no goroutine leaked.
+// watchdog) and checks that no goroutine leaked and no frame was left lazy.
 func withPool(t *testing.T, opts []Option, f func(p *Pool)) {
 	t.Helper()
 	defer goleak.VerifyNone(t)
@@ -68,11 +68,14 @@ func withPool(t *testing.T, opts []Option, f func(p *Pool)) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	defer within(t, "Close", func() {
-		if err := p.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	defer func() {
+		within(t, "Close", func() {
+			if err := p.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		requireNoLazyFrames(t, p)
+	}()
 	f(p)
 }
 

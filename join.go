@@ -28,8 +28,11 @@ const (
 )
 
 // JoinArgs runs fa(w, a) and fb(w, b), potentially in parallel, and returns
-// both results. fb is offered to other workers while the calling worker runs
-// fa; if nobody took it, the caller runs it right after. It is the
+// both results. The calling worker runs fa, and fb right after unless another
+// worker took it meanwhile: fb is offered to other workers at once near the
+// top of a fork-join tree, and deeper when one of them asks for work, at the
+// next fork of the calling worker (the package documentation, "Join"). So
+// fa must never wait for fb: a Join is not a goroutine. It is the
 // zero-allocation form of Join: when fa and fb do not capture variables
 // (top-level functions, or method expressions) and the same types are joined
 // again at the same depth — as in any recursive algorithm — a join allocates
@@ -54,10 +57,15 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 		f.job = job
 	}
 	job.fn, job.arg = fb, b
+	// Fork: offer b to other workers, or leave it lazy (share.go).
 	w.depth = d + joinDepthForked
-	ref := frameRef(w.index, d)
-	if !w.alone || !w.deque.TryPush(ref) {
-		w.push(ref)
+	if d >= eagerDepth && w.wanted.Load() == 0 {
+		f.lazy = true
+		if d < w.lazyLow {
+			w.lazyLow = d
+		}
+	} else {
+		w.offer(f, d)
 	}
 	defer func() {
 		if w.depth != d {
@@ -65,12 +73,21 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 		}
 	}()
 	ra = fa(w, a)
+	if f.lazy {
+		// b was never offered: nobody else can have it.
+		f.lazy = false
+		w.depth = d + joinDepthInline
+		rb = fb(w, b)
+		w.depth = d
+		return ra, rb
+	}
 	// Take b back: normally it is the newest job of the deque. A pool of
 	// one worker has no thieves (a worker is never its own victim, and
 	// other pools never steal from this one), so its worker pops without
 	// the fence and the CAS that only a race with a thief needs
 	// (PopUnshared); otherwise PopFenced is the full Chase-Lev pop without
 	// Pop's first look, since the deque is rarely empty here. Both inline.
+	ref := frameRef(w.index, d)
 	var r jobRef
 	if w.alone {
 		r, ok = w.deque.PopUnshared()
@@ -116,10 +133,15 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		f.job = job
 	}
 	job.fn = b
+	// Fork: offer b to other workers, or leave it lazy (share.go).
 	w.depth = d + joinDepthForked
-	ref := frameRef(w.index, d)
-	if !w.alone || !w.deque.TryPush(ref) {
-		w.push(ref)
+	if d >= eagerDepth && w.wanted.Load() == 0 {
+		f.lazy = true
+		if d < w.lazyLow {
+			w.lazyLow = d
+		}
+	} else {
+		w.offer(f, d)
 	}
 	defer func() {
 		if w.depth != d {
@@ -127,7 +149,15 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		}
 	}()
 	ra = a(w)
+	if f.lazy {
+		f.lazy = false
+		w.depth = d + joinDepthInline
+		rb = b(w)
+		w.depth = d
+		return ra, rb
+	}
 	// Take b back, as in JoinArgs.
+	ref := frameRef(w.index, d)
 	var r jobRef
 	if w.alone {
 		r, ok = w.deque.PopUnshared()
@@ -212,11 +242,16 @@ func (w *Worker) unwindJoin(d uint32, pe *PanicError) {
 	f := w.frames.at(d)
 	switch w.depth - d {
 	case joinDepthForked:
-		// a did not finish. b still runs: popped back (then here), or by
-		// its thief (then wait for it).
-		ref := frameRef(w.index, d)
-		r, ok := w.deque.Pop()
-		popped := (ok && r == ref) || w.reclaim(ok, r, ref)
+		// a did not finish. b still runs: lazy or popped back (then
+		// here), or by its thief (then wait for it).
+		popped := f.lazy
+		if popped {
+			f.lazy = false
+		} else {
+			ref := frameRef(w.index, d)
+			r, ok := w.deque.Pop()
+			popped = (ok && r == ref) || w.reclaim(ok, r, ref)
+		}
 		if bpe := w.settleJoin(f, d, popped); pe == nil {
 			pe = bpe // a exited; b's panic, if any, is the first
 		}

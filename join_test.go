@@ -119,22 +119,53 @@ func TestJoinZeroAllocs(t *testing.T) {
 // half waits until the second has started on another worker. It needs at
 // least two workers. fa and fb run after that handshake, each with the
 // worker running it (a Worker must not be used from another goroutine).
+// The first half waits by forking, so that the second half is offered
+// even where forks are lazy (share.go): a request is seen at a fork.
 func stolenPair(w *Worker, fa, fb func(w *Worker)) {
-	started := make(chan struct{})
-	w.Join(func(w *Worker) { <-started; fa(w) }, func(w *Worker) { close(started); fb(w) })
+	var started atomic.Bool
+	w.Join(func(w *Worker) {
+		for !started.Load() {
+			w.Join(nopW, nopW)
+			runtime.Gosched()
+		}
+		fa(w)
+	}, func(w *Worker) { started.Store(true); fb(w) })
 }
 
 func panicWith(v any) func() { return func() { panic(v) } }
 
+type joinPanicCase struct {
+	name   string
+	stolen bool
+	fa, fb func()
+	want   error
+}
+
+// lazyVariants returns cases followed by a copy of each whose name ends in
+// "/lazy": atDepthOf runs those at a depth where forks are lazy.
+func lazyVariants[C any](cases []C, name func(*C) *string) []C {
+	out := append([]C(nil), cases...)
+	for _, c := range cases {
+		*name(&c) += "/lazy"
+		out = append(out, c)
+	}
+	return out
+}
+
+// atDepthOf runs f on w directly, or at a lazy depth (atLazyDepth) for a
+// case named by lazyVariants.
+func atDepthOf(name string, w *Worker, f func(w *Worker)) {
+	if strings.HasSuffix(name, "/lazy") {
+		atLazyDepth(w, f)
+		return
+	}
+	f(w)
+}
+
 func TestJoinPanics(t *testing.T) {
 	errA, errB := errors.New("a"), errors.New("b")
 	nop := func() {}
-	cases := []struct {
-		name   string
-		stolen bool
-		fa, fb func()
-		want   error
-	}{
+	cases := []joinPanicCase{
 		{"a/inline", false, panicWith(errA), nop, errA},
 		{"b/inline", false, nop, panicWith(errB), errB},
 		{"both/inline", false, panicWith(errA), panicWith(errB), errA},
@@ -144,7 +175,7 @@ func TestJoinPanics(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2, 8} {
 		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
-			for _, c := range cases {
+			for _, c := range lazyVariants(cases, func(c *joinPanicCase) *string { return &c.name }) {
 				if c.stolen && workers == 1 {
 					continue
 				}
@@ -155,11 +186,13 @@ func TestJoinPanics(t *testing.T) {
 						Do(p, func(w *Worker) int {
 							fa := func(*Worker) { ranA.Store(true); c.fa() }
 							fb := func(*Worker) { ranB.Store(true); c.fb() }
-							if c.stolen {
-								stolenPair(w, fa, fb)
-							} else {
-								w.Join(fa, fb)
-							}
+							atDepthOf(c.name, w, func(w *Worker) {
+								if c.stolen {
+									stolenPair(w, fa, fb)
+								} else {
+									w.Join(fa, fb)
+								}
+							})
 							return 0
 						})
 					})
@@ -187,12 +220,14 @@ func TestJoinPanics(t *testing.T) {
 	}
 }
 
+type joinGoexitCase struct {
+	name   string
+	stolen bool
+	fa, fb func()
+}
+
 func TestJoinGoexit(t *testing.T) {
-	cases := []struct {
-		name   string
-		stolen bool
-		fa, fb func()
-	}{
+	cases := []joinGoexitCase{
 		{"a/inline", false, runtime.Goexit, func() {}},
 		{"b/inline", false, func() {}, runtime.Goexit},
 		{"a/stolen", true, runtime.Goexit, func() {}},
@@ -200,7 +235,7 @@ func TestJoinGoexit(t *testing.T) {
 	}
 	for _, workers := range []int{1, 2} {
 		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
-			for _, c := range cases {
+			for _, c := range lazyVariants(cases, func(c *joinGoexitCase) *string { return &c.name }) {
 				if c.stolen && workers == 1 {
 					continue
 				}
@@ -209,11 +244,13 @@ func TestJoinGoexit(t *testing.T) {
 					Do(p, func(w *Worker) int {
 						fa := func(*Worker) { ranA.Store(true); c.fa() }
 						fb := func(*Worker) { ranB.Store(true); c.fb() }
-						if c.stolen {
-							stolenPair(w, fa, fb)
-						} else {
-							w.Join(fa, fb)
-						}
+						atDepthOf(c.name, w, func(w *Worker) {
+							if c.stolen {
+								stolenPair(w, fa, fb)
+							} else {
+								w.Join(fa, fb)
+							}
+						})
 						return 0
 					})
 				})

@@ -70,3 +70,44 @@ func BenchmarkFibGeneralPath(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(fibJoins(n)), "ns/join")
 	})
 }
+
+// funcSink keeps a closure reachable from the heap, as a join's frame keeps
+// its second half.
+var funcSink func() int
+
+//go:noinline
+func keepFunc(f func() int) { funcSink = f }
+
+// seqFibEscaping is sequential fib that makes, at every call with n >= 2,
+// the closure fibClosure hands Join as its second half, and lets it escape
+// as Join's frame does: the allocation every closure-form join pays before
+// Join is even called.
+func seqFibEscaping(n int) int {
+	if n < 2 {
+		return n
+	}
+	f := func() int { return seqFibEscaping(n - 2) }
+	keepFunc(f)
+	return seqFibEscaping(n-1) + f()
+}
+
+// BenchmarkClosureFloor is the cost of the closure form's allocation alone,
+// with no pool: sequential fib(n) creating one escaping closure per call
+// (seqFibEscaping) against plain sequential fib. Its ns/join (per call with
+// n >= 2, the joins of fib(n)) bounds BenchmarkFib/form=closure from below,
+// on one worker: whatever a join costs, the closure form pays this on top.
+func BenchmarkClosureFloor(b *testing.B) {
+	const n = 30
+	for _, form := range []struct {
+		name string
+		fib  func(int) int
+	}{{"plain", seqFib}, {"escaping-closure", seqFibEscaping}} {
+		b.Run(fmt.Sprintf("n=%d/form=%s", n, form.name), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sink = form.fib(n)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(fibJoins(n)), "ns/join")
+		})
+	}
+}

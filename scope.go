@@ -115,6 +115,7 @@ func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 	i := w.spawns.alloc()
 	sl := w.spawns.slot(i)
 	sl.st, sl.fn = st, fn
+	w.offerBeforePush()
 	w.push(spawnRef(w.index, i))
 }
 

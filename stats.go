@@ -93,11 +93,17 @@ type Stats struct {
 // anyway).
 type workerStats struct {
 	executed, steals, stealRetries, joinsStolen, sleeps, joinSleeps uint64
-	wakes                                                           atomic.Uint64
+	// offered counts the lazy join halves offered on request (share.go);
+	// read by the tests only.
+	offered uint64
+	wakes   atomic.Uint64
 }
 
 // bump increments an owner-written counter.
 func (s *workerStats) bump(p *uint64) { atomics.StoreRelease64(p, *p+1) }
+
+// add adds n to an owner-written counter.
+func (s *workerStats) add(p *uint64, n uint64) { atomics.StoreRelease64(p, *p+n) }
 
 // Stats returns the pool's counters. It is safe to call at any time from any
 // goroutine, including after Close; the snapshot is not atomic across

@@ -59,6 +59,8 @@ func (w *Worker) steal() (jobRef, bool) {
 						return r, true
 					case deque.Retry:
 						retry = true
+					default:
+						workers[victim].ask()
 					}
 				}
 				if v++; v == n {
@@ -93,13 +95,16 @@ func (w *Worker) stealFlat() (jobRef, bool) {
 			k = int(w.nextRand() % uint64(m))
 		}
 		for tries := min(m, maxSweep); tries > 0; tries-- {
-			r, st := workers[flatVictim(w.index, n, k)].deque.Steal()
+			v := workers[flatVictim(w.index, n, k)]
+			r, st := v.deque.Steal()
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)
 				return r, true
 			case deque.Retry:
 				retry = true
+			default:
+				v.ask()
 			}
 			if k++; k == m {
 				k = 0

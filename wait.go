@@ -42,7 +42,10 @@ import (
 //  1. A worker steals only when its own deque is empty. The idle loop and
 //     waitScope pop first; a joiner in waitJoin has an empty deque: its own
 //     ref was stolen, and Chase-Lev thieves take the oldest element first,
-//     so everything below that ref was stolen before it. Likewise in
+//     so everything below that ref was stolen before it. Nor has it a lazy
+//     frame below the awaited one (share.go): offering the awaited half
+//     offered every older lazy half, so no older job of its own is left
+//     out of the deque to run on top of the wait. Likewise in
 //     waitScope, anything below the scope's tasks in the owner's deque
 //     (say the second half of an enclosing join) is stolen before any task
 //     of the scope can be, so while it is there no task of the scope runs
@@ -152,6 +155,7 @@ func (w *Worker) waitJoin(f *frame) {
 			case deque.Retry:
 				continue
 			}
+			thief.ask()
 		}
 		s.IsolatedNoWork(&rounds, w.index, &f.latch)
 	}
@@ -194,9 +198,12 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 			continue
 		}
 		r, res := v.deque.StealIf(func() bool { return v.scope.Load() == st })
-		if res == deque.Success {
+		switch res {
+		case deque.Success:
 			w.stats.bump(&w.stats.steals)
 			return r, true
+		case deque.Empty:
+			v.ask()
 		}
 		// Retry: lost a race for an element; the wait loop comes back.
 	}
@@ -223,6 +230,7 @@ func (w *Worker) waitCall(l *sleep.CoreLatch) {
 	// (waitJoin) to stay off. Both are restored once it is back, when
 	// everything the loan pushed has been run.
 	scope := w.scope.Swap(nil)
+	w.offerBeforePush() // the lent goroutine may run them (share.go)
 	w.lent.Add(1)
 	back := make(chan struct{})
 	w.pool.wg.Add(1)

@@ -43,6 +43,7 @@ type Worker struct {
 	// Owner-only fields: written and read by the worker goroutine alone
 	// (the goroutine that currently runs this worker).
 	depth    uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
+	lazyLow  uint32   // no frame below this depth is lazy (share.go)
 	rng      uint64   // xorshift64* state for random victims
 	waitKind waitKind // what the innermost wait (wait.go) waits for
 
@@ -92,6 +93,19 @@ type Worker struct {
 	// metrics are the worker's task counters and latency histograms
 	// (metrics.go), written by the worker goroutine alone.
 	metrics taskMetrics
+
+	_ atomics.Pad
+
+	// wanted is 1 while another worker has asked this one for work
+	// (share.go: ask) and it has not offered its lazy join halves since.
+	// Set by thieves that found this worker's deque empty, loaded by the
+	// owner at every fork of a join deep enough to be lazy, cleared by the
+	// owner when it offers (offerPending). A hint: nothing is ordered by
+	// it, so a stale value costs an early offer or a late one, never a
+	// job. On a line of its own, so that thieves polling it do not touch
+	// the owner's hot line and the owner's load stays a hit until a thief
+	// writes. sync/atomic.
+	wanted atomic.Uint32
 
 	_ atomics.Pad
 

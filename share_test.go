@@ -1,0 +1,153 @@
+package blitz
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// atLazyDepth runs f on w at a join depth of at least eagerDepth, where forks
+// are lazy: inside the first halves of nested joins whose second halves do
+// nothing.
+func atLazyDepth(w *Worker, f func(w *Worker)) {
+	if w.depth >= eagerDepth {
+		f(w)
+		return
+	}
+	w.Join(func(w *Worker) { atLazyDepth(w, f) }, func(*Worker) {})
+}
+
+func nopW(*Worker) {}
+
+// lazyFrames counts the lazy frames of w below its depth. Owner only.
+func lazyFrames(w *Worker) int {
+	n := 0
+	for d := uint32(0); d < w.depth; d++ {
+		if f := w.frames.peek(d); f != nil && f.lazy {
+			n++
+		}
+	}
+	return n
+}
+
+// requireNoLazyFrames checks, after Close, that no frame of any worker was
+// left lazy: a join that returned or unwound always cleared its frame's
+// mark, or offerPending could later push a dead frame.
+func requireNoLazyFrames(t testing.TB, p *Pool) {
+	t.Helper()
+	for _, w := range p.workers {
+		for d := range w.frames.first {
+			require.False(t, w.frames.first[d].lazy, "worker %d: frame %d left lazy", w.index, d)
+		}
+		for k := 1; k < maxChunks; k++ {
+			c := w.frames.chunks[k].Load()
+			if c == nil {
+				continue
+			}
+			for i := range *c {
+				require.False(t, (*c)[i].lazy, "worker %d: frame %d of chunk %d left lazy", w.index, i, k)
+			}
+		}
+	}
+}
+
+// TestForkBelowEagerDepthIsLazy pins the two kinds of fork: above eagerDepth
+// the half goes on the deque at once; from eagerDepth on it stays in its
+// frame, and a pool of one worker (nobody asks) runs it inline without ever
+// pushing it.
+func TestForkBelowEagerDepthIsLazy(t *testing.T) {
+	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+		var shallow, deep [2]int
+		doW(t, p, func(w *Worker) int {
+			w.Join(func(w *Worker) { shallow = [2]int{w.deque.Len(), lazyFrames(w)} }, nopW)
+			atLazyDepth(w, func(w *Worker) {
+				w.Join(func(w *Worker) { deep = [2]int{w.deque.Len(), lazyFrames(w)} }, nopW)
+			})
+			return 0
+		})
+		assert.Equal(t, [2]int{1, 0}, shallow, "fork at depth 0: pushed, not lazy")
+		// atLazyDepth's own forks at depths < eagerDepth are in the deque
+		// (their first halves run); the one at eagerDepth is lazy.
+		assert.Equal(t, [2]int{eagerDepth, 1}, deep, "fork at eagerDepth: lazy, not pushed")
+		assert.Zero(t, p.workers[0].stats.offered, "offered without a request")
+	})
+}
+
+// TestLazyHalfOfferedOnRequest drives the request path: a half forked lazily
+// is taken by another worker only after that worker asked for work and the
+// owner forked again. The first half forks in a loop until the second half
+// has run elsewhere; it ends only if the request was seen and the half
+// offered.
+func TestLazyHalfOfferedOnRequest(t *testing.T) {
+	for _, workers := range []int{2, 4} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+				var owner, ranOn int
+				doW(t, p, func(w *Worker) int {
+					atLazyDepth(w, func(w *Worker) {
+						owner = w.Index()
+						var where atomic.Int64
+						where.Store(-1)
+						w.Join(func(w *Worker) {
+							for where.Load() < 0 {
+								w.Join(nopW, nopW) // a fork: where a request is seen
+								runtime.Gosched()
+							}
+						}, func(w *Worker) { where.Store(int64(w.Index())) })
+						ranOn = int(where.Load())
+					})
+					return 0
+				})
+				assert.NotEqual(t, owner, ranOn, "the lazy half ran on its owner")
+				assert.NotZero(t, p.workers[owner].stats.offered, "nothing offered on request")
+				assert.NotZero(t, p.Stats().JoinsStolen, "no join counted stolen")
+			})
+		})
+	}
+}
+
+// TestLazyFramesOfferedBeforeSpawn checks the ordering invariant of the
+// deque (share.go): a scope's Spawn under lazy frames first pushes them,
+// oldest first, so that the spawned task is the newest element.
+func TestLazyFramesOfferedBeforeSpawn(t *testing.T) {
+	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+		var before, after [2]int
+		var refs []jobRef
+		doW(t, p, func(w *Worker) int {
+			atLazyDepth(w, func(w *Worker) {
+				w.Join(func(w *Worker) {
+					w.Join(func(w *Worker) {
+						w.Scope(func(s *Scope) {
+							before = [2]int{w.deque.Len(), lazyFrames(w)}
+							s.Spawn(func(*Worker, *Scope) {})
+							after = [2]int{w.deque.Len(), lazyFrames(w)}
+							for w.deque.Len() > 0 {
+								r, _ := w.deque.Steal() // inspect from the top, oldest first
+								refs = append(refs, r)
+								w.push(r) // and keep it: move it back to the bottom
+								if len(refs) == after[0] {
+									break
+								}
+							}
+						})
+					}, nopW)
+				}, nopW)
+			})
+			return 0
+		})
+		// Below the lazy frames: atLazyDepth's eager forks, one per depth
+		// under eagerDepth, whose first halves are still running.
+		assert.Equal(t, [2]int{eagerDepth, 2}, before, "two lazy frames above the eager ones before the spawn")
+		assert.Equal(t, [2]int{eagerDepth + 3, 0}, after, "both frames pushed, then the task")
+		require.Len(t, refs, eagerDepth+3)
+		for i, r := range refs[:len(refs)-1] {
+			assert.Equal(t, uint64(kindFrame), r.kind(), "ref %d", i)
+			assert.Equal(t, uint32(i), r.index(), "ref %d: frames in depth order, oldest at the top", i)
+		}
+		assert.Equal(t, uint64(kindSpawn), refs[len(refs)-1].kind(), "the task is the newest")
+	})
+}
