@@ -57,6 +57,10 @@ func BenchmarkFib(b *testing.B) {
 					perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 					b.ReportMetric(perOp/float64(fibJoins(n)), "ns/join")
 					b.ReportMetric(perOp/float64(seq.Nanoseconds()), "x-seq")
+					// How often a second half went to another worker
+					// (the warm-up's included): the joins that paid for
+					// a steal, a wait and a latch.
+					b.ReportMetric(float64(p.Stats().JoinsStolen)/float64(b.N+1), "stolen/op")
 				})
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/blitz-go/blitz/atomics"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -150,4 +151,91 @@ func TestLazyFramesOfferedBeforeSpawn(t *testing.T) {
 		}
 		assert.Equal(t, uint64(kindSpawn), refs[len(refs)-1].kind(), "the task is the newest")
 	})
+}
+
+// lazyMix is fib(n) with joins, where every leaf at n == 4 opens a scope
+// with two spawned fib(3) tasks, and (when q is not nil) every leaf at
+// n == 5 calls into q: the Spawn and the loan happen under lazy frames,
+// where they must offer them first. It returns fib(n) plus, per n == 4
+// leaf, the two tasks' fib(3).
+func lazyMix(w *Worker, n int, q *Pool) int {
+	switch {
+	case n < 2:
+		return n
+	case n == 4:
+		var spawned atomic.Int64
+		w.Scope(func(s *Scope) {
+			for range 2 {
+				s.Spawn(func(w *Worker, _ *Scope) { spawned.Add(int64(fibArgs(w, 3))) })
+			}
+		})
+		return fibArgs(w, 4) + int(spawned.Load())
+	case n == 5 && q != nil:
+		return DoFrom(w, q, func(w *Worker) int { return fibArgs(w, 5) })
+	}
+	a, b := JoinArgs(w, lazyMixArgs, lazyMixJob{n - 1, q}, lazyMixArgs, lazyMixJob{n - 2, q})
+	return a + b
+}
+
+type lazyMixJob struct {
+	n int
+	q *Pool
+}
+
+func lazyMixArgs(w *Worker, j lazyMixJob) int { return lazyMix(w, j.n, j.q) }
+
+// lazyMixWant is lazyMix's result computed sequentially, with (withQ) or
+// without a pool to call into.
+func lazyMixWant(n int, withQ bool) int {
+	switch {
+	case n < 2:
+		return n
+	case n == 4:
+		return seqFib(4) + 2*seqFib(3)
+	case n == 5 && withQ:
+		return seqFib(5)
+	}
+	return lazyMixWant(n-1, withQ) + lazyMixWant(n-2, withQ)
+}
+
+// TestLazyOfferStorm runs many deep trees at once (forks below eagerDepth
+// are lazy) with scopes and calls into another pool at their leaves, on
+// every backend: every result must be exact, the request path must have
+// run (some lazy half offered on request and stolen), and no frame may be
+// left lazy (withPool checks after Close).
+func TestLazyOfferStorm(t *testing.T) {
+	callers, iters, n := 4, 20, 18
+	if testing.Short() {
+		callers, iters, n = 3, 5, 16
+	}
+	want := [2]int{lazyMixWant(n, false), lazyMixWant(n, true)}
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithWorkers(4), WithParking(k)}, func(p *Pool) {
+				q, err := New(WithWorkers(2), WithParking(k))
+				require.NoError(t, err)
+				defer func() { // before withPool's leak check
+					require.NoError(t, q.Close())
+					requireNoLazyFrames(t, q)
+				}()
+				together(t, "storm callers", callers, func(c int) {
+					for i := range iters {
+						withQ := (c+i)%2 == 0
+						var qq *Pool
+						if withQ {
+							qq = q
+						}
+						got := Do(p, func(w *Worker) int { return lazyMix(w, n, qq) })
+						assert.Equal(t, want[b2i(withQ)], got, "caller %d iteration %d", c, i)
+					}
+				})
+				var offered uint64
+				for _, w := range p.workers {
+					offered += atomics.LoadAcquire64(&w.stats.offered)
+				}
+				assert.NotZero(t, offered, "no lazy half was offered on request")
+				assert.NotZero(t, p.Stats().JoinsStolen, "no join was stolen")
+			})
+		})
+	}
 }
