@@ -120,7 +120,9 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 // Its body repeats JoinArgs' rather than calling JoinArgs with a generic
 // adapter (callFunc[R](w, f) = f(w)) and the closures as arguments: measured,
 // that form made three allocations per join instead of one and cost 73 ns
-// per join instead of 27 (fib(30), one worker).
+// per join instead of 27 (fib(30), one worker). The fork's lazy test is
+// written out in both for the same reason: an inlined helper measured 1-2%
+// slower per join (bench/results/join-lazy-amd64.txt).
 func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA, rb RB) {
 	if a == nil || b == nil {
 		panic("blitz: Join: nil function")
