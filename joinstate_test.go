@@ -2,9 +2,12 @@ package blitz
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestJoinRestoresDepth pins the depth protocol of join.go: whatever way a
@@ -76,15 +79,11 @@ func asError(v any) error {
 // half forked inside b) calls runtime.Goexit, which unwinds the joiner's
 // wait. The join must still wait for the thief before the Goexit goes on
 // (the thief writes into the frame until its Set), the Goexit then reaches
-// the caller (b ended with it too), and the pool must keep working.
-//
-// The joiner helps only while it polls: once its idle rounds are over it
-// sleeps on its latch, which only the latch's Set wakes (wait.go), and b's
-// first half waits for the help. So the pool takes the most idle rounds
-// there are, keeping the joiner polling until the thief, which must first
-// steal b, has pushed the half.
+// the caller (b ended with it too), and the pool must keep working. The
+// joiner may be asleep on its latch by the time the thief pushes the half:
+// the push nudges it (TestJoinWaiterNudgedByThiefsPush).
 func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
-	withPool(t, []Option{WithWorkers(2), WithSpinRounds(MaxSpinRounds)}, func(p *Pool) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
 		var (
 			joiner, helper atomic.Int64 // worker indexes
 			bDone          atomic.Bool
@@ -134,4 +133,47 @@ func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
 			t.Errorf("fib after Goexit = %d", got)
 		}
 	})
+}
+
+// TestJoinWaiterNudgedByThiefsPush: a joiner whose half was stolen asks its
+// thief for work, finds none, and falls asleep on its latch, where the
+// counters' wakes do not reach it. When the thief then pushes a job (a fork
+// inside the stolen half), the push must nudge the joiner awake to take it:
+// here the job's first half waits for its second, which only the joiner
+// can run, so without the nudge the pool would wait for ever.
+func TestJoinWaiterNudgedByThiefsPush(t *testing.T) {
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithWorkers(2), WithParking(k)}, func(p *Pool) {
+				var joiner, helper atomic.Int64
+				bStarted := make(chan struct{})
+				fork := make(chan struct{}) // lets the thief fork once the joiner sleeps
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					Do(p, func(w *Worker) int {
+						joiner.Store(int64(w.Index()))
+						w.Join(func(*Worker) { <-bStarted }, func(w *Worker) {
+							close(bStarted)
+							<-fork
+							ran := make(chan struct{})
+							w.Join(func(*Worker) { <-ran }, func(w *Worker) {
+								helper.Store(int64(w.Index()))
+								close(ran)
+							})
+						})
+						return 0
+					})
+				}()
+				within(t, "the joiner asleep on its latch", func() {
+					for p.Stats().JoinSleeps == 0 {
+						runtime.Gosched()
+					}
+				})
+				close(fork)
+				waitOrDump(t, done, "the joiner nudged by its thief's push")
+				assert.Equal(t, joiner.Load(), helper.Load(), "the pushed half ran elsewhere than on the joiner")
+			})
+		})
+	}
 }

@@ -106,6 +106,7 @@ func (w *Worker) offerPending() {
 	w.stats.add(&w.stats.offered, uint64(n))
 	if !w.alone {
 		w.pool.sleep.NewInternalJobs(n, wasEmpty)
+		w.nudgeAsker()
 	}
 }
 
@@ -123,5 +124,27 @@ func (w *Worker) offerBeforePush() {
 func (v *Worker) ask() {
 	if v.wanted.Load() == 0 {
 		v.wanted.Store(1)
+	}
+}
+
+// askFrom is ask from a worker in an isolated wait that may take work from
+// v alone: it also leaves its index in v.asker, so that v nudges it out of
+// its latch sleep when it pushes work (nudgeAsker). The counters' wakes do
+// not reach a worker asleep on its latch.
+func (v *Worker) askFrom(waiter *Worker) {
+	v.ask()
+	if a := int32(waiter.index) + 1; v.asker.Load() != a {
+		v.asker.Store(a)
+	}
+}
+
+// nudgeAsker wakes the isolated waiter that asked for work, if any, after
+// the worker pushed some: if it sleeps on its latch it searches again.
+func (w *Worker) nudgeAsker() {
+	if w.asker.Load() == 0 {
+		return
+	}
+	if a := w.asker.Swap(0); a != 0 {
+		w.pool.sleep.Nudge(int(a - 1))
 	}
 }

@@ -239,3 +239,44 @@ func TestLazyOfferStorm(t *testing.T) {
 		})
 	}
 }
+
+// TestLazyOffersReachEveryWorker checks that lazy offering keeps the whole
+// pool busy, not only the worker that asked first: a tree forked where every
+// join is lazy, run again and again until each of the 8 workers has run one
+// of its leaves, ends only if requests and the wakes that follow offers
+// (sleep.NewInternalJobs, and WorkFound waking more) reach every worker.
+func TestLazyOffersReachEveryWorker(t *testing.T) {
+	const workers = 8
+	withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+		var ran [workers]atomic.Bool
+		all := func() bool {
+			for i := range ran {
+				if !ran[i].Load() {
+					return false
+				}
+			}
+			return true
+		}
+		var leaf func(w *Worker, n int)
+		leaf = func(w *Worker, n int) {
+			if n == 0 {
+				ran[w.Index()].Store(true)
+				runtime.Gosched() // let sleepers that were woken run, whatever GOMAXPROCS
+				return
+			}
+			w.Join(func(w *Worker) { leaf(w, n-1) }, func(w *Worker) { leaf(w, n-1) })
+		}
+		rounds := 0
+		doW(t, p, func(w *Worker) int {
+			atLazyDepth(w, func(w *Worker) {
+				for !all() {
+					leaf(w, 8)
+					rounds++
+				}
+			})
+			return 0
+		})
+		t.Logf("every worker ran a leaf after %d trees", rounds)
+		assert.NotZero(t, p.Stats().JoinsStolen)
+	})
+}

@@ -35,7 +35,9 @@ import (
 // mutex. Second, isolated waits must not look idle to the sleep protocol:
 // a waiter that cannot take a posted job must not absorb the wake meant for
 // one that can. They stay out of the counters and sleep on their own latch
-// (sleep.IsolatedNoWork), woken only by its Set.
+// (sleep.IsolatedNoWork), woken by its Set, or nudged (sleep.Nudge) by the
+// worker they may steal from when it pushes work after they asked for some
+// (share.go: askFrom).
 //
 // Why the sources are exactly right.
 //
@@ -155,7 +157,7 @@ func (w *Worker) waitJoin(f *frame) {
 			case deque.Retry:
 				continue
 			}
-			thief.ask()
+			thief.askFrom(w)
 		}
 		s.IsolatedNoWork(&rounds, w.index, &f.latch)
 	}
@@ -203,7 +205,7 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 			w.stats.bump(&w.stats.steals)
 			return r, true
 		case deque.Empty:
-			v.ask()
+			v.askFrom(w)
 		}
 		// Retry: lost a race for an element; the wait loop comes back.
 	}

@@ -107,6 +107,16 @@ type Worker struct {
 	// writes. sync/atomic.
 	wanted atomic.Uint32
 
+	// asker is 1 + the index of a worker in an isolated wait that steals
+	// only from this one (waitJoin: its thief; waitScope: a runner of its
+	// scope's task) and found its deque empty; 0 for none. Set by that
+	// waiter with ask, swapped to 0 by the owner after it pushed work,
+	// which then nudges the waiter out of its latch sleep (sleep.Nudge):
+	// the counters wake only idle workers. One slot: a second waiter
+	// overwrites the first, which then wakes at its latch's Set, as it did
+	// before it asked. A hint, like wanted. sync/atomic.
+	asker atomic.Int32
+
 	_ atomics.Pad
 
 	// spawns parks the tasks this worker spawned while their refs are
@@ -164,6 +174,7 @@ func (w *Worker) push(r jobRef) {
 		w.deque.Push(r)
 	}
 	w.pool.sleep.NewInternalJobs(1, wasEmpty)
+	w.nudgeAsker()
 }
 
 // findWork looks for a job: the worker's own deque (LIFO, the newest and

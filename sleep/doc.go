@@ -130,12 +130,20 @@
 // not take could wake it instead of a worker that can. So it sleeps outside
 // the counters (IsolatedNoWork: the idle rounds, then sleepOnLatch): S4 and
 // S8 alone, with no sleeping increment and no JEC, and only its latch's Set
-// wakes it. Under the lock it marks itself uncounted: wakeAnyThreads passes
-// it by, and NotifyWorkerLatchIsSet wakes it without touching the sleeping
-// count. The handshake argument above is unchanged: the lock covers the
-// latch's Sleeping state and isBlocked alike. No fence is needed: nothing
+// ends its wait. Under the lock it marks itself uncounted: wakeAnyThreads
+// passes it by, and NotifyWorkerLatchIsSet wakes it without touching the
+// sleeping count. The handshake argument above is unchanged: the lock covers
+// the latch's Sleeping state and isBlocked alike. No fence is needed: nothing
 // but the Set can end its wait, and the Set is a sequentially consistent
 // swap that the sleeper's CASes on the same word order.
+//
+// Nudge is that wake without the Set, for the one worker an isolated waiter
+// may take work from, when it pushes some: under the lock, an uncounted
+// blocked worker is unblocked and unparked, and returns with its latch
+// Unset, as from a spurious wake; it searches, and sleeps again if it finds
+// nothing. A Nudge and a Set racing each other unblock the worker once (the
+// lock decides who), and the latch stays Set for it to see (wakeUp's CAS
+// from Sleeping fails on Set): TestNudgeRacesLatchSet.
 //
 // # Deadlock freedom
 //

@@ -239,6 +239,27 @@ func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
 	s.wakeSpecificThread(worker, true)
 }
 
+// Nudge wakes worker if it sleeps on its latch alone (sleepOnLatch, from
+// IsolatedNoWork), without Setting the latch: the worker returns from its
+// sleep with the latch Unset, searches again, and sleeps again after its
+// idle rounds if it finds nothing. It is for a waiter whose one source of
+// work has new work that the counters do not announce to it (the thief a
+// joiner waits for pushed a job). It is the wake of NotifyWorkerLatchIsSet
+// without the Set, so the sleeper takes it as the early return its loop
+// already handles. A worker asleep in the counters, or awake, is left
+// alone.
+func (s *Sleep) Nudge(worker int) {
+	w := &s.workers[worker]
+	w.mu.Lock()
+	if !w.isBlocked || !w.uncounted {
+		w.mu.Unlock()
+		return
+	}
+	w.isBlocked, w.uncounted = false, false
+	w.mu.Unlock()
+	w.parker.Unpark() // outside mu, as in wakeSpecificThread
+}
+
 // IsolatedNoWork is NoWorkFound for a worker in an isolated wait: one that
 // may run only work descending from what it waits for (a stolen join half,
 // a scope's tasks, a call into another pool), so that it must not absorb a
@@ -259,9 +280,9 @@ func (s *Sleep) IsolatedNoWork(rounds *int, worker int, latch *CoreLatch) {
 
 // sleepOnLatch parks worker until latch is Set, without joining the
 // counters: only the latch's setter wakes it (Set reports Sleeping, and the
-// setter calls NotifyWorkerLatchIsSet). It returns at once if latch is
-// already Set, and may return early (a spurious return), with the latch
-// Unset or Set; callers Probe and decide.
+// setter calls NotifyWorkerLatchIsSet), or a Nudge. It returns at once if
+// latch is already Set, and may return early (a spurious return, or a
+// Nudge), with the latch Unset or Set; callers Probe and decide.
 //
 // The handshake is the one of sleep (steps S4 and S8) without the counters:
 // Unset -> Sleepy, then, under the worker's mutex, Sleepy -> Sleeping and

@@ -288,3 +288,86 @@ func TestIsolatedNoWork(t *testing.T) {
 	require.Equal(t, 3, yields)
 	require.Zero(t, rounds)
 }
+
+// blockedOnLatch waits until worker i of s has committed to park (the
+// state no channel announces).
+func blockedOnLatch(s *Sleep, i int) {
+	for {
+		w := &s.workers[i]
+		w.mu.Lock()
+		blocked := w.isBlocked
+		w.mu.Unlock()
+		if blocked {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestNudge wakes a latch sleeper without Setting its latch: it returns
+// with the latch Unset (the early return its caller handles), and the
+// counters are untouched. A Nudge of a worker asleep in the counters, or
+// awake, does nothing.
+func TestNudge(t *testing.T) {
+	ps := []Parker{newChanParker(), newChanParker()}
+	s, err := New(Config{Parkers: ps})
+	require.NoError(t, err)
+	var l CoreLatch
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		s.sleepOnLatch(0, &l)
+	}()
+	blockedOnLatch(s, 0)
+	s.Nudge(0)
+	<-slept
+	require.False(t, l.Probe(), "Nudge Set the latch")
+	require.Equal(t, latchUnset, l.state.Load(), "the woken sleeper left its latch Sleeping")
+	require.False(t, s.workers[0].isBlocked)
+	sleeping, inactive, _ := s.CounterValues()
+	require.Zero(t, sleeping)
+	require.Zero(t, inactive)
+	s.Nudge(0) // awake: nothing to do
+
+	// Asleep in the counters: left alone.
+	c, cps := newTestSleep(t, 2, 1, 0)
+	c.Nudge(0)
+	require.Zero(t, totalUnparks(cps), "Nudge woke a counted sleeper")
+	require.True(t, c.workers[0].isBlocked)
+	sleeping, _, _ = c.CounterValues()
+	require.EqualValues(t, 1, sleeping)
+}
+
+// TestNudgeRacesLatchSet: a Nudge and a Set with its NotifyWorkerLatchIsSet
+// at once wake the sleeper exactly once, and it sees its latch Set.
+func TestNudgeRacesLatchSet(t *testing.T) {
+	rounds := 2000
+	if testing.Short() {
+		rounds = 200
+	}
+	for r := 0; r < rounds; r++ {
+		s, err := New(Config{Parkers: []Parker{newChanParker()}})
+		require.NoError(t, err)
+		var l CoreLatch
+		woke := make(chan struct{})
+		go func() {
+			defer close(woke)
+			for !l.Probe() {
+				s.sleepOnLatch(0, &l)
+			}
+		}()
+		blockedOnLatch(s, 0)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.Nudge(0)
+		}()
+		if l.Set() {
+			s.NotifyWorkerLatchIsSet(0)
+		}
+		<-done
+		<-woke
+		require.True(t, l.Probe())
+		require.False(t, s.workers[0].isBlocked)
+	}
+}
