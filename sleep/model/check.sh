@@ -96,6 +96,7 @@ check "tso: nested waits"                         pass large "${T[@]}" -DS_CHAIN
 check "tso: Goexit in a leapfrogged job"          pass large "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ
 check "tso: two joins on one deque"               pass large "${T[@]}" -DS_TWO -DNS=1 -DPREQ
 check "tso: isolation, a later task's job"        pass large "${T[@]}" -DS_ISO -DNS=2 -DPREQ
+check "tso: isolated sleepers nudged (sleep.Nudge)" pass small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DNUDGE
 
 # x86-TSO: each fence and full barrier removed.
 check "tso mutant NO_F1 (redundant)"              pass large "${T[@]}" "${S[@]}" -DNO_F1
@@ -123,6 +124,7 @@ check "tso reach FINAL_CHECK (S7 finds a job)"    fail small "${T[@]}" "${S[@]}"
 check "tso reach WORKER_DRAINS"                   fail small "${T[@]}" "${P[@]}" -DREACH_WORKER_DRAINS
 check "tso reach LEAPFROG"                        fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DREACH_LEAPFROG
 check "tso reach ISO_WOKEN (Set wakes the joiner)" fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DREACH_ISO_WOKEN
+check "tso reach NUDGED (a Nudge wakes the joiner)" fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DNUDGE -DREACH_NUDGED
 check "tso reach NESTED_WAIT"                     fail small "${T[@]}" -DS_CHAIN -DDEEP -DNS=1 -DPREQ -DREACH_NESTED_WAIT
 check "tso reach SETTLE (wait while unwinding)"   fail small "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ -DREACH_SETTLE
 check "tso reach RESPAWN"                         fail small "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ -DREACH_RESPAWN

@@ -48,6 +48,11 @@
 #else
 #define MAXSPUR 0
 #endif
+#ifdef NUDGE
+#define MAXNUDGE 1         /* Nudges per worker (sleep.Nudge) */
+#else
+#define MAXNUDGE 0
+#endif
 
 #define NP (W + NS + 1)    /* processes with a store buffer */
 #define CLOSER (W + NS)    /* the closer's buffer */
@@ -212,6 +217,7 @@ bit isBlocked[W];         /* workerSleepState.isBlocked, under mu */
 bit uncounted[W];         /* workerSleepState.uncounted, under mu */
 bit token[W];             /* the Parker's token (futex word: CAS, swap) */
 byte spur[W];             /* spurious Park returns so far */
+byte nudges[W];           /* Nudges so far */
 
 /* the injector: tail and head change only by CAS (and close's LOCK OR) */
 byte tail;
@@ -252,6 +258,11 @@ hidden byte rootj[NPOS];  /* the job submitted at each position */
 #define R_SETTLE(c) assert(!(c))
 #else
 #define R_SETTLE(c) skip
+#endif
+#ifdef REACH_NUDGED
+#define R_NUDGED(c) assert(!(c))
+#else
+#define R_NUDGED(c) skip
 #endif
 #ifdef REACH_ISO_WOKEN
 #define R_ISO_WOKEN(c) assert(!(c))
@@ -384,6 +395,21 @@ inline parkUntilWoken(l, ok) {
 			if :: !ok && latch[l] == SLEEPING -> latch[l] = UNSET :: else fi
 		};
 		if :: !ok -> break :: else fi
+	:: d_step {
+			/* sleep.Nudge from the worker this isolated sleeper may take
+			 * work from, at any moment (a superset of the pool's nudges,
+			 * which follow a push): under mu, an uncounted blocked worker
+			 * is unblocked and unparked; it wakes with its latch as it is
+			 * (wakeUp's CAS from Sleeping). Merged with the sleeper's
+			 * return: a Set in between leaves the same state as a Set
+			 * before, and its NotifyWorkerLatchIsSet finds nothing to do. */
+			DRAINED(me) && nudges[me] < MAXNUDGE && mu[me] == 0 &&
+			isBlocked[me] && uncounted[me] ->
+			nudges[me]++; isBlocked[me] = 0; uncounted[me] = 0;
+			if :: latch[l] == SLEEPING -> latch[l] = UNSET :: else fi
+		};
+		R_NUDGED(1);
+		break
 	od;
 	ok = 0
 }
