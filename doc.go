@@ -104,8 +104,10 @@
 //     stored its index in the frame. The joiner waits on frame d's latch,
 //     running only work that descends from the stolen half: it steals only
 //     from that thief, and only what the thief pushed while running the half
-//     (work isolation, wait.go). With nothing to take it yields, then sleeps
-//     on the latch alone, outside the sleep protocol's counters. The thief
+//     (work isolation, wait.go). With nothing to take it asks the thief for
+//     work (share.go), yields, then sleeps on the latch alone, outside the
+//     sleep protocol's counters, until the Set or until the thief pushes
+//     work and nudges it (sleep.Nudge). The thief
 //     runs the half, records a panic or a Goexit in the frame, reads the
 //     owner's index, and Sets the latch (a SeqCst swap that releases the
 //     result); if the swap found the owner Sleeping it wakes it with
