@@ -110,7 +110,7 @@ type Worker struct {
 	// asker is 1 + the index of a worker in an isolated wait that steals
 	// only from this one (waitJoin: its thief; waitScope: a runner of its
 	// scope's task) and found its deque empty; 0 for none. Set by that
-	// waiter with ask, swapped to 0 by the owner after it pushed work,
+	// waiter (askFrom), swapped to 0 by the owner after it pushed work,
 	// which then nudges the waiter out of its latch sleep (sleep.Nudge):
 	// the counters wake only idle workers. One slot: a second waiter
 	// overwrites the first, which then wakes at its latch's Set, as it did
