@@ -143,7 +143,11 @@
 // Unset, as from a spurious wake; it searches, and sleeps again if it finds
 // nothing. A Nudge and a Set racing each other unblock the worker once (the
 // lock decides who), and the latch stays Set for it to see (wakeUp's CAS
-// from Sleeping fails on Set): TestNudgeRacesLatchSet.
+// from Sleeping fails on Set): TestNudgeRacesLatchSet. A Nudge that finds
+// the worker awake is kept (nudged, under the lock), and its next latch
+// sleep returns before parking: the Nudge may have come between the
+// worker's last search and its commit to park, and the lock orders the two,
+// so it is never lost there.
 //
 // # Deadlock freedom
 //

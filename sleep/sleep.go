@@ -76,8 +76,13 @@ type workerSleepState struct {
 	// not take it off, and wakes meant for any sleeper (wakeAnyThreads)
 	// pass it by. Written with isBlocked, under mu.
 	uncounted bool
-	parker    Parker
-	_         atomics.Pad
+	// nudged says that a Nudge found the worker awake: its next
+	// sleepOnLatch returns instead of parking, so that a Nudge sent
+	// between the worker's last search and its commit to park is not
+	// lost. Set by Nudge and cleared by sleepOnLatch, under mu.
+	nudged bool
+	parker Parker
+	_      atomics.Pad
 }
 
 // IdleState is a worker's progress through the idle rounds, kept by the
@@ -246,12 +251,21 @@ func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
 // work has new work that the counters do not announce to it (the thief a
 // joiner waits for pushed a job). It is the wake of NotifyWorkerLatchIsSet
 // without the Set, so the sleeper takes it as the early return its loop
-// already handles. A worker asleep in the counters, or awake, is left
-// alone.
+// already handles. A worker awake is marked instead, and its next
+// sleepOnLatch returns without parking: the Nudge may have come between its
+// last search and its commit to park, and must not be lost there. A worker
+// asleep in the counters is left alone.
 func (s *Sleep) Nudge(worker int) {
 	w := &s.workers[worker]
 	w.mu.Lock()
-	if !w.isBlocked || !w.uncounted {
+	if !w.isBlocked {
+		// Awake, perhaps between its last search and its commit to
+		// park: its next sleepOnLatch will not park.
+		w.nudged = true
+		w.mu.Unlock()
+		return
+	}
+	if !w.uncounted {
 		w.mu.Unlock()
 		return
 	}
@@ -299,6 +313,14 @@ func (s *Sleep) sleepOnLatch(worker int, latch *CoreLatch) {
 	if !latch.fallAsleep() {
 		w.mu.Unlock()
 		return // Set since getSleepy: it stays Set
+	}
+	if w.nudged {
+		// A Nudge came since the worker last parked: it may have
+		// been sent after the worker's last search. Search again.
+		w.nudged = false
+		w.mu.Unlock()
+		latch.wakeUp()
+		return
 	}
 	w.isBlocked = true
 	w.uncounted = true

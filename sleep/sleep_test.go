@@ -306,8 +306,8 @@ func blockedOnLatch(s *Sleep, i int) {
 
 // TestNudge wakes a latch sleeper without Setting its latch: it returns
 // with the latch Unset (the early return its caller handles), and the
-// counters are untouched. A Nudge of a worker asleep in the counters, or
-// awake, does nothing.
+// counters are untouched. A Nudge of an awake worker makes its next latch
+// sleep return at once; of a worker asleep in the counters, nothing.
 func TestNudge(t *testing.T) {
 	ps := []Parker{newChanParker(), newChanParker()}
 	s, err := New(Config{Parkers: ps})
@@ -327,7 +327,15 @@ func TestNudge(t *testing.T) {
 	sleeping, inactive, _ := s.CounterValues()
 	require.Zero(t, sleeping)
 	require.Zero(t, inactive)
-	s.Nudge(0) // awake: nothing to do
+
+	// Awake: the Nudge is kept, and the next sleep on the latch returns
+	// without parking (it would block for ever here), once.
+	s.Nudge(0)
+	require.True(t, s.workers[0].nudged)
+	s.sleepOnLatch(0, &l)
+	require.False(t, s.workers[0].nudged, "the kept Nudge was not consumed")
+	require.False(t, s.workers[0].isBlocked)
+	require.Equal(t, latchUnset, l.state.Load())
 
 	// Asleep in the counters: left alone.
 	c, cps := newTestSleep(t, 2, 1, 0)

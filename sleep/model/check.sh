@@ -125,6 +125,7 @@ check "tso reach WORKER_DRAINS"                   fail small "${T[@]}" "${P[@]}"
 check "tso reach LEAPFROG"                        fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DREACH_LEAPFROG
 check "tso reach ISO_WOKEN (Set wakes the joiner)" fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DREACH_ISO_WOKEN
 check "tso reach NUDGED (a Nudge wakes the joiner)" fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DNUDGE -DREACH_NUDGED
+check "tso reach KEPT_NUDGE (a kept Nudge: no park)" fail small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DNUDGE -DREACH_KEPT_NUDGE
 check "tso reach NESTED_WAIT"                     fail small "${T[@]}" -DS_CHAIN -DDEEP -DNS=1 -DPREQ -DREACH_NESTED_WAIT
 check "tso reach SETTLE (wait while unwinding)"   fail small "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ -DREACH_SETTLE
 check "tso reach RESPAWN"                         fail small "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ -DREACH_RESPAWN

@@ -259,6 +259,11 @@ hidden byte rootj[NPOS];  /* the job submitted at each position */
 #else
 #define R_SETTLE(c) skip
 #endif
+#ifdef REACH_KEPT_NUDGE
+#define R_KEPT_NUDGE(c) assert(!(c))
+#else
+#define R_KEPT_NUDGE(c) skip
+#endif
 #ifdef REACH_NUDGED
 #define R_NUDGED(c) assert(!(c))
 #else
@@ -419,6 +424,22 @@ inline parkUntilWoken(l, ok) {
  * step (the lock holder's region with one access others see, the latch). */
 inline sleepOnLatch(l, ok) {
 	d_step { DRAINED(me) -> if :: latch[l] == UNSET -> latch[l] = SLEEPY; ok = 1 :: else -> ok = 0 fi };
+#ifdef NUDGE
+	if
+	:: ok && nudges[me] < MAXNUDGE ->
+		/* a Nudge kept while the worker was awake (nudged), found under
+		 * mu: fallAsleep, then wakeUp; search again instead of parking.
+		 * (Outside the d_step below: a d_step takes its first open
+		 * option, so the choice is made here.) */
+		d_step {
+			DRAINED(me) && mu[me] == 0 ->
+			if :: latch[l] == SLEEPY -> nudges[me]++; latch[l] = UNSET :: else fi;
+			ok = 0
+		};
+		R_KEPT_NUDGE(1)
+	:: true                                             /* no Nudge kept */
+	fi;
+#endif
 	if
 	:: ok ->
 		d_step {
