@@ -217,30 +217,28 @@ func (p *chanParker) Unpark() {
 	}
 }
 
+// latchSleeper returns a Sleep of two workers whose worker 0 sleeps on
+// latch l alone (sleepOnLatch) on another goroutine, committed to park;
+// slept is closed when that sleep returns.
+func latchSleeper(t *testing.T) (s *Sleep, l *CoreLatch, slept chan struct{}) {
+	t.Helper()
+	s, err := New(Config{Parkers: []Parker{newChanParker(), newChanParker()}})
+	require.NoError(t, err)
+	l = new(CoreLatch)
+	slept = make(chan struct{})
+	go func() {
+		defer close(slept)
+		s.sleepOnLatch(0, l)
+	}()
+	blockedOnLatch(s, 0)
+	return s, l, slept
+}
+
 // TestSleepOnLatch: a worker sleeping on its latch alone stays out of the
 // counters, is passed by wakes meant for any sleeper (a posted job), and is
 // woken by its latch's Set, which leaves the counters untouched.
 func TestSleepOnLatch(t *testing.T) {
-	ps := []Parker{newChanParker(), newChanParker()}
-	s, err := New(Config{Parkers: ps})
-	require.NoError(t, err)
-	var l CoreLatch
-	slept := make(chan struct{})
-	go func() {
-		defer close(slept)
-		s.sleepOnLatch(0, &l)
-	}()
-	// Wait until it is blocked (the state no channel announces).
-	for {
-		w := &s.workers[0]
-		w.mu.Lock()
-		blocked := w.isBlocked
-		w.mu.Unlock()
-		if blocked {
-			break
-		}
-		runtime.Gosched()
-	}
+	s, l, slept := latchSleeper(t)
 	sleeping, inactive, _ := s.CounterValues()
 	require.Zero(t, sleeping, "a latch sleeper joined the sleeping count")
 	require.Zero(t, inactive)
@@ -309,16 +307,7 @@ func blockedOnLatch(s *Sleep, i int) {
 // counters are untouched. A Nudge of an awake worker makes its next latch
 // sleep return at once; of a worker asleep in the counters, nothing.
 func TestNudge(t *testing.T) {
-	ps := []Parker{newChanParker(), newChanParker()}
-	s, err := New(Config{Parkers: ps})
-	require.NoError(t, err)
-	var l CoreLatch
-	slept := make(chan struct{})
-	go func() {
-		defer close(slept)
-		s.sleepOnLatch(0, &l)
-	}()
-	blockedOnLatch(s, 0)
+	s, l, slept := latchSleeper(t)
 	s.Nudge(0)
 	<-slept
 	require.False(t, l.Probe(), "Nudge Set the latch")
@@ -332,7 +321,7 @@ func TestNudge(t *testing.T) {
 	// without parking (it would block for ever here), once.
 	s.Nudge(0)
 	require.True(t, s.workers[0].nudged)
-	s.sleepOnLatch(0, &l)
+	s.sleepOnLatch(0, l)
 	require.False(t, s.workers[0].nudged, "the kept Nudge was not consumed")
 	require.False(t, s.workers[0].isBlocked)
 	require.Equal(t, latchUnset, l.state.Load())
