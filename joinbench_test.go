@@ -44,10 +44,12 @@ func BenchmarkJoinThreadCPU(b *testing.B) {
 
 // BenchmarkFibGeneralPath is BenchmarkFib/form=args/workers=1 with the pool's
 // one-worker shortcuts turned off: the worker takes the path of a worker
-// with thieves (the sleep protocol told of every push, and the Chase-Lev pop
-// with its fence) although it has none. It is the 1-worker baseline of the
-// general path, for the 1->2 worker speedup of that path; BenchmarkFib's
-// workers=1 row is the one-worker pool as users get it.
+// that may have thieves (the halves it pushes, in the first levels of the
+// tree, are told to the sleep protocol and popped back with the Chase-Lev
+// pop and its fence; the deeper ones are lazy, share.go) although it has
+// none. It is the 1-worker baseline of the general path, for the 1->2
+// worker speedup of that path; BenchmarkFib's workers=1 row is the
+// one-worker pool as users get it.
 func BenchmarkFibGeneralPath(b *testing.B) {
 	const n = 32
 	b.Run(fmt.Sprintf("n=%d/form=args/workers=1", n), func(b *testing.B) {

@@ -15,9 +15,10 @@ import "context"
 // first, one per job it entered whose context differs from the one around
 // it: a submitted task with a context (ctxGoJob.run, callJob.runInCtx), a
 // task without one on a worker lent out inside one that has (runWithoutCtx),
-// a join half run by a thief (runFrame), a scope task (runSpawn). A record holds the job's context and the join depth at
-// which the job started. Jobs reach other workers through refs that name a
-// frame at a depth (a join's second half) or a scope's slot:
+// a join half run by a thief (runFrame), a scope task (runSpawn). A record
+// holds the job's context and the join depth at which the job started.
+// Jobs reach other workers through refs that name a frame at a depth (a
+// join's second half) or a scope's slot:
 //
 //   - A join half at depth d on worker o belongs to the innermost record of
 //     o's chain whose depth is <= d (originAt). While that half is pending, that

@@ -137,8 +137,9 @@ type Worker struct {
 	// newest first. Stored by the worker goroutine as it enters and leaves
 	// jobs; loaded by any worker that runs a join half of this worker's
 	// frames (originAt), which walks its immutable records. Partner: the
-	// deque. The record in force when a half was pushed is stored before
-	// the push's release of bottom, and the thief loads ctxs after its
+	// deque. The record in force when a half was forked is stored before
+	// the fork, so before the release of bottom of its push, however late
+	// the push (an offer, share.go), and the thief loads ctxs after its
 	// successful steal, so it sees that record or a later head whose chain
 	// still holds it (taskctx.go). sync/atomic, sequentially consistent.
 	ctxs atomic.Pointer[taskCtx]
