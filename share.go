@@ -96,11 +96,14 @@ func (w *Worker) offerPending() {
 		w.wanted.Store(0)
 	}
 	n := 0
-	wasEmpty := w.deque.IsEmpty()
+	wasEmpty := false
 	for d := w.lazyLow; d < w.depth; d++ {
 		f := w.frames.peek(d)
 		if f == nil || !f.lazy {
 			continue
+		}
+		if n == 0 {
+			wasEmpty = w.deque.IsEmpty() // before the first push, and only if there is one
 		}
 		f.lazy = false
 		ref := frameRef(w.index, d)

@@ -336,35 +336,58 @@ func TestNudge(t *testing.T) {
 }
 
 // TestNudgeRacesLatchSet: a Nudge and a Set with its NotifyWorkerLatchIsSet
-// at once wake the sleeper exactly once, and it sees its latch Set.
+// at once wake the sleeper exactly once, and it sees its latch Set. The two
+// are started in either order on alternate rounds, and the test checks that
+// both outcomes happened: the Nudge first (the sleeper returns with its
+// latch Unset and sleeps again or finds the Set) and the Set first.
 func TestNudgeRacesLatchSet(t *testing.T) {
 	rounds := 2000
 	if testing.Short() {
 		rounds = 200
 	}
+	var nudgeFirst, setFirst int
 	for r := 0; r < rounds; r++ {
 		s, err := New(Config{Parkers: []Parker{newChanParker()}})
 		require.NoError(t, err)
 		var l CoreLatch
+		early := false // a return from the sleep with the latch not Set
 		woke := make(chan struct{})
 		go func() {
 			defer close(woke)
 			for !l.Probe() {
 				s.sleepOnLatch(0, &l)
+				if !l.Probe() {
+					early = true
+				}
 			}
 		}()
 		blockedOnLatch(s, 0)
+		nudge := func() { s.Nudge(0) }
+		set := func() {
+			if l.Set() {
+				s.NotifyWorkerLatchIsSet(0)
+			}
+		}
+		first, second := nudge, set
+		if r%2 == 1 {
+			first, second = set, nudge
+		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.Nudge(0)
+			second()
 		}()
-		if l.Set() {
-			s.NotifyWorkerLatchIsSet(0)
-		}
+		first()
 		<-done
 		<-woke
 		require.True(t, l.Probe())
 		require.False(t, s.workers[0].isBlocked)
+		if early {
+			nudgeFirst++
+		} else {
+			setFirst++
+		}
 	}
+	require.NotZero(t, nudgeFirst, "the Nudge never woke the sleeper before the Set")
+	require.NotZero(t, setFirst, "the Set never came first")
 }
