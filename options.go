@@ -23,6 +23,7 @@ type config struct {
 	place        placementConfig // WithPlacement, WithCPUs (placement.go)
 	capacity     int             // WithCapacity; 0: unbounded
 	sampleEvery  int             // WithLatencySampling; 0: the default
+	yield        func()          // tests only: replaces the backend's idle-round yield
 	errs         []error
 }
 
@@ -63,7 +64,10 @@ func WithParking(kind Parking) Option {
 // worker makes before it announces itself sleepy and then parks. 0 keeps the
 // measured default of the sleep package (sleep.DefaultRoundsUntilSleepy);
 // n must be between 0 and MaxSpinRounds. Larger values trade idle CPU for
-// wake-up latency.
+// wake-up latency. A worker that has just handed a result to a caller
+// waiting in Run, Do, DoContext or TryDo, and forked nothing for it, makes
+// one round instead: the caller's next call wakes it on the caller's own P
+// (wait.go explains why).
 func WithSpinRounds(n int) Option {
 	return func(c *config) {
 		if n < 0 || n > MaxSpinRounds {

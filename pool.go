@@ -114,6 +114,9 @@ func New(opts ...Option) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.yield != nil {
+		be.yield = c.yield
+	}
 	n := c.workers
 	pl, err := c.place.plan(n, c.stealTiers)
 	if err != nil {

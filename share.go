@@ -117,6 +117,7 @@ func (w *Worker) offerPending() {
 		return
 	}
 	w.stats.add(&w.stats.offered, uint64(n))
+	w.shared = true
 	if !w.alone {
 		w.pool.sleep.NewInternalJobs(n, wasEmpty)
 		w.nudgeAsker()

@@ -99,7 +99,6 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 	for !l.Probe() {
 		if wk, ok := w.findWork(); ok {
 			s.WorkFound()
-			w.execute(wk)
 			// Run whatever else is there before counting this worker
 			// idle again. rayon-core re-enters the inactive count after
 			// every job; under a stream of submitted tasks that is two
@@ -109,13 +108,20 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			// sleeper it did not need (awake-but-idle is understated),
 			// never miss one, and the sleepy/sleeping steps are
 			// untouched.
-			for !l.Probe() {
+			for {
+				w.handedOff, w.shared = false, false // set by the job (handoffRounds)
+				w.execute(wk)
+				if l.Probe() {
+					break
+				}
 				if wk, ok = w.findWork(); !ok {
 					break
 				}
-				w.execute(wk)
 			}
 			idle = s.StartLooking(w.index)
+			if w.handedOff && !w.shared {
+				s.ShortenRounds(&idle, handoffRounds)
+			}
 			w.pool.idleCheck() // after StartLooking's full barrier
 			continue
 		}
@@ -123,6 +129,33 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 	}
 	s.WorkFound()
 }
+
+// handoffRounds is the number of idle rounds (sleep.Sleep.ShortenRounds) a
+// worker yields before it gets sleepy, in place of the configured count, when
+// the last job it ran handed its result to a goroutine waiting outside the
+// pool (Run, Do, DoContext, TryDo: callJob.finish sets Worker.handedOff) and
+// shared no work with other workers on the way (no push, no offer:
+// Worker.shared).
+//
+// Closing the caller's done channel made the caller runnable on this
+// worker's P, next in line. A worker that goes on yielding through its idle
+// rounds (runtime.Gosched puts it on the global run queue) makes the caller
+// and the worker trade Ps through that queue: with two Ps, submit-and-wait
+// round trips moved a goroutine between Ps 1.3 times per round trip and
+// cost 1,100 ns. A worker that parks instead is woken by the caller's next
+// submission the way a bare `go f()` starts: the caller's unpark puts it on
+// the caller's own P, where it runs as soon as the caller blocks on its
+// result (bench/results/server-handoff-amd64.txt). Other jobs keep the full
+// rounds: after a join half or a fire-and-forget task more work tends to
+// come from workers and producers that are still running, and a yielding
+// worker takes it without anybody paying a wake. So does a call whose task
+// forked (a data-parallel call): the caller's next call forks again, and if
+// another worker, still yielding, takes it, its fork must wake this one
+// from a running goroutine. That wake leaves the woken worker on the
+// waker's P, which another P takes from only after a pause (the runtime's
+// runnext steal; with Linux's timer slack, tens of µs): parking after such
+// calls made back-to-back searches on two workers 8x slower.
+const handoffRounds = 1
 
 // waitJoin waits until the thief that stole f's job has finished it, running
 // meanwhile only jobs that descend from it: those its thief pushed while

@@ -456,3 +456,69 @@ func TestJoinWaitRunsSpawnsLeftInItsDeque(t *testing.T) {
 		require.Equal(t, int64(callers*rounds*(1<<depth)*6), ran.Load())
 	})
 }
+
+// withYield replaces the backend's idle-round yield (tests only).
+func withYield(f func()) Option { return func(c *config) { c.yield = f } }
+
+// TestHandoffParksSoon: a worker whose last job handed its result to a
+// caller outside the pool (Run, Do, DoContext, TryDo) yields handoffRounds
+// idle rounds and one more as it gets sleepy, then parks; after a
+// fire-and-forget task, or a call whose task forked, it yields the
+// configured rounds first. Counted with a yield that counts, on every
+// backend.
+func TestHandoffParksSoon(t *testing.T) {
+	const rounds = 200
+	calls := []struct {
+		name     string
+		submit   func(p *Pool)
+		handsOff bool
+	}{
+		{"Do", func(p *Pool) { Do(p, func(*Worker) int { return 1 }) }, true},
+		{"Run", func(p *Pool) { p.Run(func(*Worker) {}) }, true},
+		{"DoContext", func(p *Pool) {
+			_, err := DoContext(context.Background(), p, func(*Worker) int { return 1 })
+			require.NoError(t, err)
+		}, true},
+		{"TryDo", func(p *Pool) {
+			_, err := TryDo(context.Background(), p, func(*Worker) int { return 1 })
+			require.NoError(t, err)
+		}, true},
+		{"Go", func(p *Pool) {
+			done := make(chan struct{})
+			require.NoError(t, p.Go(func(*Worker) { close(done) }))
+			<-done
+		}, false},
+		{"Do that forks", func(p *Pool) {
+			Do(p, func(w *Worker) int {
+				a, b := Join(w, func(*Worker) int { return 1 }, func(*Worker) int { return 2 })
+				return a + b
+			})
+		}, false},
+	}
+	for _, be := range testBackends(t) {
+		t.Run(be.kind.String(), func(t *testing.T) {
+			var yields atomic.Int64
+			yield := func() { yields.Add(1); be.yield() }
+			withPool(t, []Option{WithWorkers(1), WithParking(be.kind), WithSpinRounds(rounds), withYield(yield)}, func(p *Pool) {
+				sleeps := uint64(1)
+				parked := func() {
+					for p.Stats().Sleeps < sleeps {
+						runtime.Gosched()
+					}
+					sleeps++
+				}
+				parked() // the rounds after the pool started
+				for _, c := range calls {
+					yields.Store(0)
+					c.submit(p)
+					parked()
+					want := int64(rounds + 1)
+					if c.handsOff {
+						want = handoffRounds + 1
+					}
+					require.Equal(t, want, yields.Load(), "yields after %s before parking", c.name)
+				}
+			})
+		})
+	}
+}

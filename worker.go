@@ -42,10 +42,12 @@ type Worker struct {
 
 	// Owner-only fields: written and read by the worker goroutine alone
 	// (the goroutine that currently runs this worker).
-	depth    uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
-	lazyLow  uint32   // no frame below this depth is lazy (share.go)
-	rng      uint64   // xorshift64* state for random victims
-	waitKind waitKind // what the innermost wait (wait.go) waits for
+	depth     uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
+	lazyLow   uint32   // no frame below this depth is lazy (share.go)
+	rng       uint64   // xorshift64* state for random victims
+	waitKind  waitKind // what the innermost wait (wait.go) waits for
+	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
+	shared    bool     // the idle loop's last job pushed or offered work (handoffRounds)
 
 	// lastScope is the *Scope this worker last handed to a function of a
 	// scope (scopeFor), reused for the next function of the same scope.
@@ -166,6 +168,7 @@ const (
 // worker skips the sleep protocol: the only worker is the one pushing, so
 // there is nobody to wake and nobody sleepy to notice the job.
 func (w *Worker) push(r jobRef) {
+	w.shared = true
 	if w.alone {
 		w.deque.Push(r)
 		return

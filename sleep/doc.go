@@ -10,7 +10,8 @@
 // Parker per worker, and then:
 //
 //   - each worker, from its own goroutine: StartLooking when it runs out of
-//     work, NoWorkFound after each failed search, WorkFound when a search
+//     work (and ShortenRounds if it expects no work soon), NoWorkFound after
+//     each failed search, WorkFound when a search
 //     succeeds (or it stops looking); IsolatedNoWork instead of NoWorkFound
 //     in a wait that may run only some jobs; NewInternalJobs after pushing
 //     onto its own deque;
@@ -178,7 +179,12 @@
 // about one wake's cost after its last job catches the next job without
 // anybody paying a wake. DefaultRoundsUntilSleepy gives the choice and
 // bench/results/sleep-amd64.txt the measurements behind it. Parked workers
-// cost no CPU (BenchmarkIdleCPU in the root package).
+// cost no CPU (BenchmarkIdleCPU in the root package). A worker that knows
+// its next job will come from someone who must first run on its CPU (the
+// root package's worker after handing a result to a waiting caller) calls
+// ShortenRounds: it parks after a round or two, and the caller's next post
+// wakes it. The rounds only decide when a worker gets sleepy; steps S2-S8
+// are the same whatever their number.
 //
 // # Evidence
 //

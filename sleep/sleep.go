@@ -132,6 +132,17 @@ func (s *Sleep) StartLooking(worker int) IdleState {
 	return IdleState{worker: worker, jec: jecDummy}
 }
 
+// ShortenRounds leaves idle at most n yielding rounds before it gets
+// sleepy, for a worker whose next job is unlikely to come soon from another
+// worker: it parks after about n searches instead of the configured count.
+// It never lengthens the rounds, and changes nothing once the worker is
+// sleepy. Only the worker that owns idle may call it.
+func (s *Sleep) ShortenRounds(idle *IdleState, n int) {
+	if r := s.roundsUntilSleepy - n; idle.rounds < r {
+		idle.rounds = r
+	}
+}
+
 // WorkFound is called by a worker that found work (or stops looking): it
 // leaves the inactive count and, if others are sleeping, wakes up to two of
 // them in case more work follows.

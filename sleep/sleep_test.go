@@ -391,3 +391,28 @@ func TestNudgeRacesLatchSet(t *testing.T) {
 	require.NotZero(t, nudgeFirst, "the Nudge never woke the sleeper before the Set")
 	require.NotZero(t, setFirst, "the Set never came first")
 }
+
+// TestShortenRounds: ShortenRounds leaves at most n yielding rounds, never
+// lengthens them, and leaves a sleepy worker sleepy.
+func TestShortenRounds(t *testing.T) {
+	yields := 0
+	s, err := New(Config{Parkers: []Parker{newSignalParker()}, Yield: func() { yields++ }, RoundsUntilSleepy: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var latch CoreLatch
+	idle := s.StartLooking(0)
+	s.ShortenRounds(&idle, 3)
+	s.ShortenRounds(&idle, 5) // longer: no change
+	for idle.jec == jecDummy {
+		s.NoWorkFound(&idle, &latch, func() bool { return false })
+	}
+	if yields != 4 { // three rounds, and the round that got sleepy
+		t.Fatalf("%d yields before getting sleepy, want 4", yields)
+	}
+	rounds := idle.rounds
+	s.ShortenRounds(&idle, 0)
+	if idle.rounds != rounds || idle.jec == jecDummy {
+		t.Fatalf("ShortenRounds on a sleepy worker: rounds %d -> %d, jec %#x", rounds, idle.rounds, idle.jec)
+	}
+}
