@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz/sleep"
@@ -184,11 +185,13 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 
 // do is Do for a caller named name, for the panic of a closed pool.
 func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
-	j := &callJob[T]{fn: fn, done: make(chan struct{})}
+	done := newDone()
+	j := &callJob[T]{fn: fn, done: done}
 	if err := p.submit(context.Background(), j, true, name); err != nil {
 		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
-	<-j.done
+	<-done
+	doneChans.Put(done)
 	return j.outcome()
 }
 
@@ -292,22 +295,27 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("blitz: %s: %w", name, err)
 	}
-	j := &callJob[T]{fn: fn, done: make(chan struct{}), ctx: ctx}
+	done := newDone()
+	j := &callJob[T]{fn: fn, done: done, ctx: ctx}
 	if err := p.submit(ctx, j, wait, name); err != nil {
+		doneChans.Put(done)
 		return zero, err
 	}
 	select {
-	case <-j.done:
+	case <-done:
 	case <-ctx.Done():
 		if j.withdraw() {
+			doneChans.Put(done) // a withdrawn job is never signalled
 			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
 		}
 		select {
-		case <-j.done: // finished meanwhile: the result is here
+		case <-done: // finished meanwhile: the result is here
 		default:
+			// The worker will still signal done: it is not reused.
 			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
 		}
 	}
+	doneChans.Put(done)
 	switch {
 	case j.panicked != nil:
 		return zero, j.panicked
@@ -333,10 +341,10 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 // running task). Only DoContext and TryDo ever withdraw.
 type callJob[T any] struct {
 	fn       func(*Worker) T
-	result   T           // written by the worker before the signal
-	panicked *PanicError // likewise
-	goexit   bool        // likewise
-	done     chan struct{}
+	result   T             // written by the worker before the signal
+	panicked *PanicError   // likewise
+	goexit   bool          // likewise
+	done     chan struct{} // one send by the worker (signal), one receive by the caller (doneChans)
 	latch    sleep.CoreLatch
 	waiter   *Worker
 	ctx      context.Context // DoContext's and TryDo's; nil for Run and Do
@@ -394,7 +402,7 @@ func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	}
 	j.panicked, j.goexit = pe, goexit
 	outside := j.done != nil
-	j.signal()
+	j.signal() // the caller may return and reuse done from here
 	if !outside {
 		return
 	}
@@ -423,8 +431,21 @@ func (j *callJob[T]) signal() {
 		}
 		return
 	}
-	close(j.done)
+	j.done <- struct{}{}
 }
+
+// doneChans recycles the done channels of Run, Do, DoContext and TryDo. A
+// done channel has room for one signal: the worker's send (callJob.signal)
+// fills it, never blocking, and the caller's receive empties it, after which
+// the worker no longer touches it and the caller puts it back. A channel
+// whose caller stopped waiting for a running task is left to the collector
+// (the worker's send is still to come), and so is one whose caller panics
+// out of Do. Recycling saves the channel's allocation, most of the bytes a
+// round trip allocates (BenchmarkDo).
+var doneChans = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
+
+// newDone returns an empty done channel with room for one signal.
+func newDone() chan struct{} { return doneChans.Get().(chan struct{}) }
 
 // outcome returns the result or re-raises the task's panic or Goexit.
 func (j *callJob[T]) outcome() T {

@@ -923,3 +923,40 @@ func TestClosedPool(t *testing.T) {
 		}
 	})
 }
+
+// TestAbandonedDoneChannelNotReused: a DoContext that stops waiting for its
+// running task keeps its done channel out of reuse (doneChans), so the
+// task's late signal cannot wake a later caller. Do calls made while the
+// abandoned task still runs, queued behind it on the only worker, each
+// return their own result, after their own task ran.
+func TestAbandonedDoneChannelNotReused(t *testing.T) {
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	eachServer(t, []int{1}, nil, func(t *testing.T, p *Pool, _ int) {
+		for range rounds {
+			ctx, cancel := context.WithCancel(context.Background())
+			started, release := make(chan struct{}), make(chan struct{})
+			errc := make(chan error, 1)
+			go func() {
+				_, err := DoContext(ctx, p, func(*Worker) int { close(started); <-release; return -1 })
+				errc <- err
+			}()
+			within(t, "task starting", func() { <-started })
+			cancel()
+			require.ErrorIs(t, <-errc, context.Canceled)
+			const callers = 4
+			results := make(chan [2]int, callers)
+			for i := 1; i <= callers; i++ {
+				go func() { results <- [2]int{i, Do(p, func(*Worker) int { return i })} }()
+			}
+			eventually(t, "the callers' tasks queued", func() bool { return queued(p) == callers })
+			close(release)
+			for range callers {
+				r := <-results
+				require.Equal(t, r[0], r[1], "a Do returned another call's result")
+			}
+		}
+	})
+}
