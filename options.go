@@ -66,8 +66,8 @@ func WithParking(kind Parking) Option {
 // n must be between 0 and MaxSpinRounds. Larger values trade idle CPU for
 // wake-up latency. A worker that has just handed a result to a caller
 // waiting in Run, Do, DoContext or TryDo, and forked nothing for it, makes
-// one round instead: the caller's next call wakes it on the caller's own P
-// (wait.go explains why).
+// one round instead (except with ParkingFutex): the caller's next call
+// wakes it on the caller's own P (wait.go explains why).
 func WithSpinRounds(n int) Option {
 	return func(c *config) {
 		if n < 0 || n > MaxSpinRounds {

@@ -406,17 +406,19 @@ func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	if !outside {
 		return
 	}
+	if w.pool.backend.lockThread {
+		// The caller was just made runnable on this worker's P, which
+		// a locked worker never lends while it runs or sits in a futex
+		// wait: without a hand-off the caller waits for sysmon to
+		// retake the P (20 µs to 10 ms). Gosched gives the P to
+		// another thread now (BenchmarkDo/workers=2: 129 µs -> 17-28
+		// µs per round trip on the 2-vCPU machine).
+		runtime.Gosched()
+		return
+	}
 	// The caller was just made runnable on this worker's P: the worker
 	// parks soon if nothing else is there (handoffRounds, wait.go).
 	w.handedOff = true
-	if w.pool.backend.lockThread {
-		// A locked worker never lends its P while it runs or sits in
-		// a futex wait: without a hand-off the caller waits for
-		// sysmon to retake the P (20 µs to 10 ms). Gosched gives the
-		// P to another thread now (BenchmarkDo/workers=2: 129 µs ->
-		// 17-28 µs per round trip on the 2-vCPU machine).
-		runtime.Gosched()
-	}
 }
 
 // signal wakes the waiting caller. For a cross-pool waiter it sets the

@@ -135,7 +135,10 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 // the last job it ran handed its result to a goroutine waiting outside the
 // pool (Run, Do, DoContext, TryDo: callJob.finish sets Worker.handedOff) and
 // shared no work with other workers on the way (no push, no offer:
-// Worker.shared).
+// Worker.shared). Only for backends that park goroutines: a worker locked
+// to its thread hands its P over anyway (callJob.finish), and its wake is
+// a futex syscall that yielding saves (ParkingChoice's futex round trip
+// measured 16% slower with the rule).
 //
 // Closing the caller's done channel made the caller runnable on this
 // worker's P, next in line. A worker that goes on yielding through its idle
