@@ -137,27 +137,29 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 // shared no work with other workers on the way (no push, no offer:
 // Worker.shared). Only for backends that park goroutines: a worker locked
 // to its thread hands its P over anyway (callJob.finish), and its wake is
-// a futex syscall that yielding saves (ParkingChoice's futex round trip
-// measured 16% slower with the rule).
+// a futex syscall that yielding saves.
 //
-// Closing the caller's done channel made the caller runnable on this
+// The signal on the caller's done channel made the caller runnable on this
 // worker's P, next in line. A worker that goes on yielding through its idle
 // rounds (runtime.Gosched puts it on the global run queue) makes the caller
-// and the worker trade Ps through that queue: with two Ps, submit-and-wait
-// round trips moved a goroutine between Ps 1.3 times per round trip and
-// cost 1,100 ns. A worker that parks instead is woken by the caller's next
-// submission the way a bare `go f()` starts: the caller's unpark puts it on
-// the caller's own P, where it runs as soon as the caller blocks on its
-// result (bench/results/server-handoff-amd64.txt). Other jobs keep the full
-// rounds: after a join half or a fire-and-forget task more work tends to
-// come from workers and producers that are still running, and a yielding
-// worker takes it without anybody paying a wake. So does a call whose task
-// forked (a data-parallel call): the caller's next call forks again, and if
-// another worker, still yielding, takes it, its fork must wake this one
-// from a running goroutine. That wake leaves the woken worker on the
-// waker's P, which another P takes from only after a pause (the runtime's
-// runnext steal; with Linux's timer slack, tens of µs): parking after such
-// calls made back-to-back searches on two workers 8x slower.
+// and the worker trade Ps through that queue: the execution trace of
+// back-to-back round trips on two Ps shows more than one goroutine move
+// between Ps per round trip, and none for a bare hand-off. A worker that
+// parks instead is woken by the caller's next submission the way a bare
+// `go f()` starts: the caller's unpark puts it on the caller's own P, where
+// it runs as soon as the caller blocks on its result
+// (bench/results/server-handoff-amd64.txt).
+//
+// Other jobs keep the full rounds: after a join half or a fire-and-forget
+// task more work tends to come from workers and producers that are still
+// running, and a yielding worker takes it without anybody paying a wake.
+// So does a call whose task forked (a data-parallel call): the caller's next
+// call forks again, and if another worker, still yielding, takes it, its
+// fork must wake this one from a running goroutine. That wake leaves the
+// woken worker on the waker's P, which another P takes from only after a
+// pause (the runtime's runnext steal, slowed further by Linux's timer
+// slack): parking after such calls made back-to-back searches on two
+// workers several times slower (the same file).
 const handoffRounds = 1
 
 // waitJoin waits until the thief that stole f's job has finished it, running
