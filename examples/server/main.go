@@ -8,6 +8,10 @@
 //	go run ./server -mode blitz -addr 127.0.0.1:8080 -capacity 64
 //	curl http://127.0.0.1:8080/work
 //	curl http://127.0.0.1:8080/metrics
+//
+// -cpuprofile and -trace record a CPU profile and an execution trace from
+// start to shutdown, to see where a load (go run ./loadgen -url ... -rate
+// ...) spends the server's time: go tool pprof, go tool trace.
 package main
 
 import (
@@ -17,6 +21,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -34,12 +40,62 @@ func main() {
 		workers  = flag.Int("workers", 0, "ants and blitz pool workers (0: GOMAXPROCS)")
 		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex, portable, cond or spin (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
+		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+		traceOut = flag.String("trace", "", "write an execution trace of the whole run to this file")
 	)
 	flag.Parse()
-	if err := run(*addr, *mode, *size, *capacity, *workers, *parking, *grace); err != nil {
+	stop, err := record(*cpuprof, *traceOut)
+	if err == nil {
+		err = run(*addr, *mode, *size, *capacity, *workers, *parking, *grace)
+		if serr := stop(); err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
+}
+
+// record starts the CPU profile and the execution trace asked for (an empty
+// path: none) and returns the function that stops them and closes their
+// files.
+func record(cpuPath, tracePath string) (stop func() error, err error) {
+	var stops []func() error
+	stop = func() error {
+		var first error
+		for i := len(stops) - 1; i >= 0; i-- {
+			if err := stops[i](); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	if cpuPath != "" {
+		f, err := os.Create(cpuPath)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		stops = append(stops, func() error { pprof.StopCPUProfile(); return f.Close() })
+	}
+	if tracePath != "" {
+		f, err := os.Create(tracePath)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			stop()
+			return nil, err
+		}
+		stops = append(stops, func() error { trace.Stop(); return f.Close() })
+	}
+	return stop, nil
 }
 
 func run(addr, modeName string, size, capacity, workers int, parkingName string, grace time.Duration) error {
