@@ -410,9 +410,8 @@ func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 		// The caller was just made runnable on this worker's P, which
 		// a locked worker never lends while it runs or sits in a futex
 		// wait: without a hand-off the caller waits for sysmon to
-		// retake the P (20 µs to 10 ms). Gosched gives the P to
-		// another thread now (BenchmarkDo/workers=2: 129 µs -> 17-28
-		// µs per round trip on the 2-vCPU machine).
+		// retake the P (sysmon's period). Gosched gives the P to
+		// another thread now.
 		runtime.Gosched()
 		return
 	}
