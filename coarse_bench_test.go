@@ -32,11 +32,12 @@ func coarseTree(w *Worker, j coarseJob) int {
 	return a + b
 }
 
-// BenchmarkCoarseLeaves runs coarse trees at 1 and 2 workers: 2^depth leaves
-// of about 20 µs (work 20000, on the 2-vCPU machine) under 4 and 12 levels of joins, so that the
-// leaves sit above eagerDepth (offered at once) or below it (offered on
-// request). The 1 -> 2 speedup of the deep tree against the shallow one's
-// says what waiting for a fork costs when leaves are long.
+// BenchmarkCoarseLeaves runs coarse trees at 1 and 2 workers: 2^depth
+// leaves of about 20 µs (work 20000, on the 2-vCPU machine) under 4 and 12
+// levels of joins, so that the leaves sit above eagerDepth (offered at once)
+// or below it (offered on request). The 1 -> 2 speedup of the deep tree
+// against the shallow one's says what waiting for a fork costs when leaves
+// are long.
 func BenchmarkCoarseLeaves(b *testing.B) {
 	const work = 20000
 	for _, depth := range []int{4, 12} {

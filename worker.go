@@ -116,7 +116,13 @@ type Worker struct {
 	// which then nudges the waiter out of its latch sleep (sleep.Nudge):
 	// the counters wake only idle workers. One slot: a second waiter
 	// overwrites the first, which then wakes at its latch's Set, as it did
-	// before it asked. A hint, like wanted. sync/atomic.
+	// before it asked. A hint, like wanted, with no ordering partner: the
+	// owner's load of asker follows its push with no fence between (as the
+	// counters' load in NewInternalJobs does), so a waiter that stores its
+	// index while the push is still in the owner's store buffer can miss
+	// both the job and the nudge. Nothing is lost: the job stays in this
+	// worker's deque, where this worker or a thief runs it, and the waiter
+	// wakes at its latch's Set. sync/atomic.
 	asker atomic.Int32
 
 	_ atomics.Pad
