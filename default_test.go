@@ -26,12 +26,14 @@ func TestDefault(t *testing.T) {
 			defaultSetFirst(t)
 		case "lazy":
 			defaultLazy(t)
+		case "selfcall":
+			defaultSelfCall(t)
 		default:
 			t.Fatalf("unknown scenario %q", sc)
 		}
 		return
 	}
-	for _, sc := range []string{"set", "lazy"} {
+	for _, sc := range []string{"set", "lazy", "selfcall"} {
 		t.Run("scenario="+sc, func(t *testing.T) {
 			// The child runs the scenario and passes (runChild checks).
 			runChild(t, "TestDefault", defaultChildEnv+"="+sc)

@@ -55,6 +55,28 @@
 //   - loops that stop when a context ends: ForContext, MapReduceContext;
 //   - an iter.Seq consumed in parallel: ForEachSeq.
 //
+// # Calls from inside a task
+//
+// A task may call into any pool, its own included, with any Runner: the
+// calling goroutine is recognised as a worker (current.go), never queued
+// behind itself.
+//
+//   - Into its own pool (Run, Do, DoContext, TryDo, a layer function or
+//     NewGroup given the *Pool or Default(), Group.Wait): the call runs on
+//     the task's own worker, exactly as if the task had passed its *Worker,
+//     with the results, panics, Goexits and contexts of the same call from
+//     outside. DoContext and TryDo then return when fn returns (fn runs on
+//     the caller's worker) and never refuse for a full queue.
+//   - Into another pool: the call is queued there, and the task's worker
+//     serves its own pool while the task waits (as RunFrom does), so pools
+//     that call each other, in a cycle too, never run out of workers.
+//   - Go and TryGo stay fire-and-forget. Go and GoContext from a task never
+//     wait for room in their own pool's full queue (the task could be
+//     waiting for itself): they are let in over the bound. TryGo refuses as
+//     it does for anyone.
+//
+// Example_callFromTask shows it.
+//
 // The one-pass families split adaptively, as For does without a grain
 // (layer.go): a budget of one split per worker, reset when a piece is
 // stolen; families without a callback never cut pieces under a few
@@ -129,16 +151,16 @@
 // itself. DoContext can withdraw a job that has not started (one CAS decides
 // between the worker starting it and the caller withdrawing it). An outside
 // caller of Run, Do or DoContext blocks on its job's own channel without
-// burning CPU; callers share nothing, so any number can wait at once. A
-// worker of another pool uses
-// RunFrom or DoFrom instead: its job carries a CoreLatch owned by the waiting
-// worker, which meanwhile keeps serving its own pool on a goroutine it lends
-// the worker to (so that pools calling each other never deadlock, and what
-// that goroutine runs cannot unwind the caller); the target pool's worker
-// Sets the latch and, if the lent goroutine was asleep, wakes it through the
-// waiter's pool. A worker of the same pool runs the function inline. Run from
-// a task of the pool blocks that worker (there is no cheap way to detect it
-// without thread-local storage): use RunFrom there.
+// burning CPU; callers share nothing, so any number can wait at once. Each
+// of them first asks which worker the calling goroutine runs, if any
+// (current.go: a table from goroutine identities to workers, a few
+// nanoseconds). A worker of the same pool runs the function inline. A
+// worker of another pool queues a job that carries a CoreLatch owned by the
+// waiting worker, which meanwhile keeps serving its own pool on a goroutine
+// it lends the worker to (so that pools calling each other never deadlock,
+// and what that goroutine runs cannot unwind the caller); the target pool's
+// worker Sets the latch and, if the lent goroutine was asleep, wakes it
+// through the waiter's pool.
 //
 // A task submitted with a context (GoContext, DoContext, TryDo) reads it as
 // Worker.Context, and so does everything it forks on any worker: each worker
@@ -223,10 +245,11 @@
 //     that blocks instead never lets it go;
 //   - tasks that block on something only a task still queued in the same
 //     pool would provide, once every worker is blocked so;
-//   - Run or Do called from a task of the same pool (use the *Worker);
-//   - a lock held across RunFrom or DoFrom that tasks of the caller's own
-//     pool take: the worker, lent out while the caller waits, may be running
-//     one of them when the call returns, and the caller waits for it.
+//   - a lock held, in a task, across a call into another pool (Run, Do,
+//     DoContext, a layer function, RunFrom, DoFrom, Group.Wait) that tasks
+//     of the caller's own pool take: the worker, lent out while the caller
+//     waits, may be running one of them when the call returns, and the
+//     caller waits for it.
 //
 // # Splitting loops
 //

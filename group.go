@@ -7,34 +7,38 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/blitz-go/blitz/sleep"
 )
 
 // A Group runs tasks that return an error on a pool, like
 // golang.org/x/sync/errgroup runs goroutines: the first error cancels the
 // group's context and is what Wait returns. Create one with NewGroup.
 //
-// Where the tasks run depends on the Runner it was made with:
+// Go submits each task to the group's pool (the Runner it was made with, or
+// the pool of that *Worker), so idle workers start it at once, and also
+// queues it in the group. Where Wait waits depends on who calls it:
 //
-//   - a *Pool: Go submits each task to the pool (Pool.Go) and returns; Wait,
-//     called from a goroutine outside the pool, blocks until every task
-//     finished. Calling Wait from a task of the same pool blocks that
-//     task's worker, as Pool.Run does.
-//   - a *Worker: Go submits each task to the worker's pool too, so idle
-//     workers start it at once, and also queues it in the group; Wait,
-//     which must be called by the task that owns the worker, claims every
-//     queued task that no worker has started and runs them itself in a
-//     Scope on that worker (so they run in parallel, and a pool of one
-//     worker needs nobody else; alone, the worker runs them in the order
-//     of Go), then blocks until the tasks other workers started finished,
-//     running any task they add meanwhile. A task runs once, whoever
-//     claims it first.
+//   - a task of the same pool (made with the task's *Worker or with the
+//     pool itself): Wait claims every queued task that no worker has
+//     started and runs them itself in a Scope on the task's worker (so they
+//     run in parallel, and a pool of one worker needs nobody else; alone,
+//     the worker runs them in the order of Go), then waits for the tasks
+//     other workers started, running any task they add meanwhile. A task
+//     runs once, whoever claims it first. So groups nest: a task of a group
+//     may make and wait for a group of its own on the same pool.
+//   - a task of another pool: Wait blocks the task, and its worker keeps
+//     serving its own pool meanwhile (as a call into another pool does).
+//   - any other goroutine: Wait blocks until every task finished.
 //
 // Tasks should not wait for each other: a task blocked on another that has
-// not started holds its worker, and on a pool of one worker, for good. A Group must not be copied after first use
-// and should not be reused after Wait.
+// not started holds its worker, and on a pool of one worker, for good. A
+// Group must not be copied after first use. It runs one batch of tasks: Go
+// may be called, from any goroutine, tasks of the group included, until
+// Wait returns; a Go after that panics (the task would run with nobody to
+// report its error or its panic to).
 type Group struct {
 	pool   *Pool
-	worker *Worker // the worker a worker-bound group's Wait runs queued tasks on; nil for a *Pool
 	cancel context.CancelCauseFunc
 
 	mu sync.Mutex
@@ -42,10 +46,21 @@ type Group struct {
 	// when a task is queued.
 	cond     sync.Cond
 	pending  int          // tasks given to Go and not finished (or failed to submit)
-	queue    []*groupTask // worker-bound: tasks for Wait to claim; some may be claimed already
+	queue    []*groupTask // tasks for a Wait on a worker to claim; some may be claimed already
 	err      error        // the first error
 	panicked *PanicError  // the first panic
 	goexit   bool         // a task called runtime.Goexit
+	waited   bool         // Wait has returned (or is returning): Go panics
+	// waiters are the Waits of tasks of other pools, asleep in their
+	// worker's loan (Worker.waitCall) until pending drops to 0.
+	waiters []groupWaiter
+}
+
+// groupWaiter is a Wait called by a task running on worker w of another
+// pool: it waits on l, which finish Sets when pending drops to 0.
+type groupWaiter struct {
+	l *sleep.CoreLatch
+	w *Worker
 }
 
 // groupTask is one task of a Group. claimed is CASed from false to true by
@@ -67,7 +82,7 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 		g.pool = r
 	case *Worker:
 		if r != nil {
-			g.pool, g.worker = r.Pool(), r
+			g.pool = r.Pool()
 		}
 	}
 	if g.pool == nil {
@@ -81,24 +96,25 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 // Go starts fn(w) in the group (see Group for where), w being the worker
 // running it. fn runs exactly once, even if the group's context was already
 // cancelled: like an errgroup goroutine it should watch the context itself.
-// Go may be called from any goroutine, tasks of the group included, before
-// Wait returns. If the pool refuses the task (it is closing), a group made
-// with a *Pool records an error wrapping ErrClosed instead of running fn; a
-// group made with a *Worker leaves it to Wait. A nil fn panics.
+// Go may be called from any goroutine, tasks of the group included, until
+// Wait returns; after that it panics. If the pool refuses the task (it is
+// closing), the group records an error wrapping ErrClosed instead of
+// running fn. A nil fn panics.
 func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		panic("blitz: Group.Go: nil function")
 	}
 	t := &groupTask{g: g, fn: fn}
 	g.mu.Lock()
-	g.pending++
-	if g.worker != nil {
-		g.enqueue(t)
-		g.cond.Broadcast()
+	if g.waited {
+		g.mu.Unlock()
+		panic("blitz: Group.Go: called after Wait returned; a Group runs one batch of tasks, make a new one")
 	}
+	g.pending++
+	g.enqueue(t)
+	g.cond.Broadcast()
 	g.mu.Unlock()
-	if err := g.pool.Go(t.runSubmitted); err != nil && g.worker == nil {
-		t.claimed.Store(true)
+	if err := g.pool.Go(t.runSubmitted); err != nil && t.claimed.CompareAndSwap(false, true) {
 		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
 		g.finish()
 	}
@@ -171,36 +187,48 @@ func (g *Group) fail(err error) {
 	}
 }
 
-// finish counts a task finished.
+// finish counts a task finished, and wakes the waiters when it was the
+// last.
 func (g *Group) finish() {
 	g.mu.Lock()
 	g.pending--
+	var waiters []groupWaiter
 	if g.pending == 0 {
 		g.cond.Broadcast()
+		waiters, g.waiters = g.waiters, nil
 	}
 	g.mu.Unlock()
+	for _, gw := range waiters {
+		if gw.l.Set() {
+			gw.w.pool.sleep.NotifyWorkerLatchIsSet(gw.w.index)
+		}
+	}
 }
 
-// Wait returns when every task given to Go has finished (a group made with a
-// *Worker first runs the tasks nobody started, see Group), cancels the
-// group's context, and returns the first error a task returned, or nil. If a
-// task panicked, Wait panics with a *PanicError carrying the first panic's
-// value and stack instead; if one called runtime.Goexit (and none panicked),
-// Wait calls runtime.Goexit. A group made with a *Worker must be waited for
-// by the task that owns that worker.
+// Wait returns when every task given to Go has finished (called from a task
+// of the group's pool, it first runs the tasks nobody started, see Group),
+// cancels the group's context, and returns the first error a task returned,
+// or nil. If a task panicked, Wait panics with a *PanicError carrying the
+// first panic's value and stack instead; if one called runtime.Goexit (and
+// none panicked), Wait calls runtime.Goexit.
 func (g *Group) Wait() error {
+	w := currentWorker()
 	done := false
 	defer func() {
 		if !done {
 			// A task run inline by the worker called runtime.Goexit:
 			// the goroutine unwinds, but the other tasks still finish
 			// before it goes.
-			g.drain()
+			g.drain(w)
+			g.mu.Lock()
+			g.waited = true
+			g.mu.Unlock()
 		}
 	}()
-	g.drain()
+	g.drain(w)
 	done = true
 	g.mu.Lock()
+	g.waited = true
 	err, pe, goexit := g.err, g.panicked, g.goexit
 	g.mu.Unlock()
 	g.cancel(err)
@@ -213,34 +241,42 @@ func (g *Group) Wait() error {
 	return err
 }
 
-// drain runs the queued tasks (worker-bound) and waits until none is
-// pending.
-func (g *Group) drain() {
+// drain waits until no task is pending, called by Wait on the goroutine
+// running worker w (nil for none). A worker of the group's pool runs the
+// queued tasks itself; a worker of another pool waits in a loan
+// (Worker.waitCall), serving its own pool; any other goroutine waits on
+// the condition variable.
+func (g *Group) drain(w *Worker) {
+	own := w != nil && w.pool == g.pool
 	g.mu.Lock()
-	for {
-		if len(g.queue) > 0 {
+	for g.pending > 0 {
+		switch {
+		case own && len(g.queue) > 0:
 			q := g.queue
 			g.queue = nil
 			g.mu.Unlock()
-			g.runQueued(q)
+			g.runQueued(w, q)
 			g.mu.Lock()
-			continue
+		case w != nil && !own:
+			l := new(sleep.CoreLatch)
+			g.waiters = append(g.waiters, groupWaiter{l, w})
+			g.mu.Unlock()
+			w.waitCall(l, nil)
+			g.mu.Lock()
+		default:
+			g.cond.Wait()
 		}
-		if g.pending == 0 {
-			break
-		}
-		g.cond.Wait()
 	}
 	g.mu.Unlock()
 }
 
 // runQueued claims the tasks of q that nobody started and runs them in a
-// Scope on the group's worker. They are spawned last first: the worker pops
+// Scope on w, a worker of the group's pool. They are spawned last first: the worker pops
 // its own spawns newest first, so when no other worker helps it runs them
 // in the order Go was called, as a loop would, while thieves take the last
 // ones.
-func (g *Group) runQueued(q []*groupTask) {
-	g.worker.Scope(func(s *Scope) {
+func (g *Group) runQueued(w *Worker, q []*groupTask) {
+	w.Scope(func(s *Scope) {
 		for _, t := range slices.Backward(q) {
 			if t.claimed.CompareAndSwap(false, true) {
 				s.Spawn(func(w *Worker, _ *Scope) { g.run(w, t.fn) })

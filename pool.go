@@ -221,16 +221,11 @@ func sampleMask(every int) uint64 {
 // one so that a sampled time is never 0 (0 marks an unsampled task).
 func (p *Pool) now() int64 { return int64(time.Since(p.epoch)) + 1 }
 
-// inTask reports whether the caller is a task running on a worker of p.
-// It costs microseconds (curGoid), so it is asked only on slow paths.
+// inTask reports whether the caller is a task running on a worker of p
+// (current.go).
 func (p *Pool) inTask() bool {
-	gid := curGoid()
-	for _, w := range p.workers {
-		if w.goid.Load() == gid {
-			return true
-		}
-	}
-	return false
+	w := currentWorker()
+	return w != nil && w.pool == p
 }
 
 // rootDone is called by worker w once for every submitted task it finished

@@ -7,9 +7,10 @@ package blitz
 // directly, without re-entering the pool. Default returns the pool a
 // program shares when it has no pool of its own.
 //
-// Runner is sealed: only *Pool and *Worker implement it. Passing a *Pool
-// from inside a task of that same pool blocks the task's worker while
-// others run the work (see Pool.Run): inside a task, pass its *Worker.
+// Runner is sealed: only *Pool and *Worker implement it. A task that passes
+// its own pool (or Default(), when it runs there) instead of its *Worker
+// gets the same: the call runs on the task's worker (see "Calls from inside
+// a task" in the package documentation).
 type Runner interface {
 	// enter runs fn on a worker of the runner's pool and returns when fn
 	// returned; a panic or Goexit in fn reaches the caller as Pool.Run

@@ -150,11 +150,10 @@ func crash(pe *PanicError) { panic(pe) }
 // without burning CPU; any number of goroutines may call Run at once. With a
 // capacity and a full queue, Run first waits for room.
 //
-// Run is for goroutines outside the pool. Code already running on a worker
-// has its *Worker: it calls fn(w) directly, or RunFrom to enter another pool
-// while its worker keeps serving its own pool. Calling Run from a task of p
-// blocks that worker while another one runs fn; if every worker does so, the
-// pool deadlocks (a one-worker pool at once), like a mutex locked twice.
+// Called from a task of p, Run runs fn on the task's own worker, without
+// queueing it; called from a task of another pool, it queues fn in p and the
+// task's worker keeps serving its own pool meanwhile, as RunFrom does (see
+// "Calls from inside a task" in the package documentation).
 //
 // A panic in fn (or in work it forks) is re-panicked in the caller as a
 // *PanicError carrying the original stack; a Goexit in fn makes the caller's
@@ -183,8 +182,13 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 	return do(p, fn, "Do")
 }
 
-// do is Do for a caller named name, for the panic of a closed pool.
+// do is Do for a caller named name, for the panic of a closed pool. A
+// caller that runs a worker (of p or of another pool) takes doFrom's path
+// (current.go).
 func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
+	if w := currentWorker(); w != nil {
+		return doFrom(w, p, fn, name)
+	}
 	done := newDone()
 	j := &callJob[T]{fn: fn, done: done}
 	if err := p.submit(context.Background(), j, true, name); err != nil {
@@ -196,8 +200,9 @@ func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 }
 
 // RunFrom runs fn on a worker of p and waits for it, called by code running
-// on worker w (of any pool). If w belongs to p, fn runs inline on w.
-// Otherwise fn is injected into p, and while the caller waits, w keeps
+// on worker w (of any pool): Run with the caller's worker named instead of
+// looked up (Run finds it by itself). If w belongs to p, fn runs inline on
+// w. Otherwise fn is injected into p, and while the caller waits, w keeps
 // serving its own pool on another goroutine it is lent to, sleeping when
 // there is no work, until fn is done — so pools can call each other, in any
 // direction and nesting, without deadlock, and what w runs meanwhile cannot
@@ -225,14 +230,26 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 		return do(p, fn, name)
 	}
 	if w.pool == p {
-		return callInline(w, fn)
+		return callOwn(w, fn)
 	}
 	j := &callJob[T]{fn: fn, waiter: w}
 	if err := p.submit(context.Background(), j, true, name); err != nil {
 		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
-	w.waitCall(&j.latch)
+	w.waitCall(&j.latch, nil)
 	return j.outcome()
+}
+
+// callOwn runs fn inline on w, a worker of the pool that Run, Do or DoFrom
+// was given: as a task submitted without a context would run (Worker.Context
+// is Background in fn), with Do's panic shape (callInline).
+func callOwn[T any](w *Worker, fn func(*Worker) T) T {
+	if w.origin == nil {
+		return callInline(w, fn)
+	}
+	outer, _ := w.enterCtx(nil)
+	defer w.leaveCtx(outer)
+	return callInline(w, fn)
 }
 
 // callInline runs fn on w with Do's panic shape: a panic is re-raised as a
@@ -269,7 +286,12 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 //   - the pool is closed: ErrClosed.
 //
 // Unlike Do, DoContext never panics for these and never exits the caller's
-// goroutine. A nil fn or a nil ctx panics.
+// goroutine. Called from a task of p, fn runs on the task's own worker (on
+// another goroutine, so that a Goexit in fn ends fn only) and DoContext
+// returns when fn returns, its result delivered; from a task of another
+// pool, the task's worker serves its own pool while it waits, and an ended
+// ctx returns once that worker has finished the job it is running. A nil fn
+// or a nil ctx panics.
 func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
 	return doContext(ctx, p, fn, true, "DoContext")
 }
@@ -295,6 +317,12 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	if err := ctx.Err(); err != nil {
 		return zero, fmt.Errorf("blitz: %s: %w", name, err)
 	}
+	if w := currentWorker(); w != nil {
+		if w.pool == p {
+			return doContextOwn(ctx, w, fn)
+		}
+		return doContextFrom(ctx, w, p, fn, wait, name)
+	}
 	done := newDone()
 	j := &callJob[T]{fn: fn, done: done, ctx: ctx}
 	if err := p.submit(ctx, j, wait, name); err != nil {
@@ -316,6 +344,65 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 		}
 	}
 	doneChans.Put(done)
+	switch {
+	case j.panicked != nil:
+		return zero, j.panicked
+	case j.goexit:
+		return zero, ErrGoexit
+	}
+	return j.result, nil
+}
+
+// doContextOwn is DoContext and TryDo called by a task of p, running on its
+// worker w: fn runs on w, with ctx in force, on a goroutine the worker is
+// lent to (Worker.runLent), so that a Goexit in fn ends that goroutine and
+// not the caller's, as DoContext promises. It returns when fn returned: the
+// caller's goroutine cannot go on while fn runs on its worker.
+func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T) (T, error) {
+	var (
+		res    T
+		pe     *PanicError
+		normal bool
+	)
+	w.runLent(func(w *Worker) {
+		outer, d := w.enterTaskCtx(ctx), w.depth
+		defer func() {
+			if !normal {
+				pe = unwinding(recover()) // nil for a Goexit, which goes on
+				w.depth = d
+			}
+			w.leaveCtx(outer)
+		}()
+		res = fn(w)
+		normal = true
+	})
+	switch {
+	case normal:
+		return res, nil
+	case pe != nil:
+		return res, pe
+	}
+	return res, ErrGoexit
+}
+
+// doContextFrom is DoContext and TryDo called by a task running on w, a
+// worker of another pool than p: the task is queued in p like one from
+// outside, and w keeps serving its own pool while the caller waits, as in
+// DoFrom. If ctx ends first, the caller withdraws the task if it has not
+// started, and takes its worker back once the goroutine it was lent to
+// has finished the job it is running.
+func doContextFrom[T any](ctx context.Context, w *Worker, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
+	var zero T
+	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
+	if err := p.submit(ctx, j, wait, name); err != nil {
+		return zero, err
+	}
+	if w.waitCall(&j.latch, ctx.Done()) {
+		if j.withdraw() {
+			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
+		}
+		return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
+	}
 	switch {
 	case j.panicked != nil:
 		return zero, j.panicked

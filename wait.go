@@ -259,11 +259,17 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 // and a Goexit there ends only the lent goroutine (another one takes over
 // the loan). The caller blocks on a channel, outside the sleep protocol,
 // while the lent goroutine uses the worker's place in it.
-func (w *Worker) waitCall(l *sleep.CoreLatch) {
+//
+// If stop is closed before l is Set, the caller ends the loan itself: it
+// Sets l, which the call's job will Set again when it finishes (a second Set
+// changes nothing and wakes nobody), takes the worker back once the lent
+// goroutine has finished the job it is running, and reports true. A nil
+// stop never closes.
+func (w *Worker) waitCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped bool) {
 	if l.Probe() {
-		return
+		return false
 	}
-	outer, d, gid := w.waitKind, w.depth, w.goid.Load()
+	outer, d := w.waitKind, w.depth
 	// While lent, the worker pushes jobs that descend from nothing its
 	// own goroutine runs: no waiter may take them as its own. Its scope
 	// mark is cleared, and lent tells joiners stealing from it
@@ -275,11 +281,39 @@ func (w *Worker) waitCall(l *sleep.CoreLatch) {
 	back := make(chan struct{})
 	w.pool.wg.Add(1)
 	go w.lend(l, back)
-	<-back
+	select {
+	case <-back:
+	case <-stop:
+		if !l.Probe() {
+			stopped = true
+			if l.Set() {
+				w.pool.sleep.NotifyWorkerLatchIsSet(w.index)
+			}
+		}
+		<-back
+	}
 	w.lent.Add(^uint32(0))
 	w.scope.Store(scope)
 	w.waitKind, w.depth = outer, d
-	w.goid.Store(gid)
+	return stopped
+}
+
+// runLent runs f on w on a new goroutine that the worker is lent to while
+// the calling goroutine, the one running w, waits for it: what f does to its
+// goroutine (a Goexit) ends that goroutine, not the caller's. f runs on
+// behalf of the caller's task, so unlike waitCall's loan it is not marked
+// lent: joiners may steal what it pushes.
+func (w *Worker) runLent(f func(w *Worker)) {
+	back := make(chan struct{})
+	go func() {
+		defer func() {
+			running.Clear() // before the goroutine ends (current.go)
+			close(back)
+		}()
+		running.Set(w)
+		f(w)
+	}()
+	<-back
 }
 
 // lend is the body of a goroutine the worker is lent to while its own
@@ -290,6 +324,7 @@ func (w *Worker) lend(l *sleep.CoreLatch, back chan struct{}) {
 	p := w.pool
 	done := false
 	defer func() {
+		running.Clear() // before the goroutine ends (current.go)
 		if !done {
 			p.respawns.Add(1)
 			go w.lend(l, back)
@@ -297,7 +332,7 @@ func (w *Worker) lend(l *sleep.CoreLatch, back chan struct{}) {
 		}
 		p.wg.Done()
 	}()
-	w.goid.Store(curGoid())
+	running.Set(w)
 	w.serve(l, waitCall)
 	done = true
 	close(back)

@@ -68,11 +68,6 @@ type Worker struct {
 	// nothing while it is not 0.
 	lent atomic.Uint32
 
-	// goid is the id of the goroutine running the worker. Written by that
-	// goroutine when it starts (a replacement after Goexit writes its own),
-	// read by Close to refuse being called from a task (ErrCloseInTask).
-	goid atomic.Uint64
-
 	// terminate is Set by Close after the pool drained; the idle loop
 	// returns when it observes it. Set wakes the worker if it sleeps on it.
 	terminate sleep.CoreLatch
@@ -208,6 +203,7 @@ func (w *Worker) run() {
 	p := w.pool
 	normal := false
 	defer func() {
+		running.Clear() // before the goroutine ends (current.go)
 		if !normal {
 			// A task called runtime.Goexit (a panic on a worker only
 			// gets here to crash the program). Deferred joins and
@@ -225,7 +221,7 @@ func (w *Worker) run() {
 		runtime.LockOSThread()
 	}
 	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
-	w.goid.Store(curGoid())
+	running.Set(w)
 	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
 		func(context.Context) { w.idle() })
 	normal = true

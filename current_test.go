@@ -1,0 +1,476 @@
+package blitz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The tests of calls into a pool from its own tasks (current.go). Each form
+// runs in tasks that hold every worker of the pool at once, so a call that
+// queued itself and blocked would wait for a worker that never comes: the
+// watchdog (within) then fails the test with a goroutine dump instead of
+// hanging.
+
+// selfCallSum is the input of the layer calls: long enough to split.
+func selfCallInput() ([]int, int) {
+	n := 1 << 20
+	if testing.Short() {
+		n = 1 << 15
+	}
+	s := make([]int, n)
+	want := 0
+	for i := range s {
+		s[i] = i % 1000
+		want += s[i]
+	}
+	return s, want
+}
+
+// selfCalls makes every form of call into p, from a task running on w, and
+// returns an error naming the first whose result is wrong.
+func selfCalls(ctx context.Context, p *Pool, s []int, want int) error {
+	if v := Do(p, func(*Worker) int { return 42 }); v != 42 {
+		return fmt.Errorf("Do = %d", v)
+	}
+	ran := false
+	p.Run(func(*Worker) { ran = true })
+	if !ran {
+		return errors.New("Run did not run fn")
+	}
+	if v, err := DoContext(ctx, p, func(*Worker) int { return 43 }); v != 43 || err != nil {
+		return fmt.Errorf("DoContext = %d, %v", v, err)
+	}
+	if v, err := TryDo(ctx, p, func(*Worker) int { return 44 }); v != 44 || err != nil {
+		return fmt.Errorf("TryDo = %d, %v", v, err)
+	}
+	if v := Sum(p, s); v != want {
+		return fmt.Errorf("Sum = %d, want %d", v, want)
+	}
+	if i := IndexFunc(p, s, func(x int) bool { return x == 999 }); i != 999 {
+		return fmt.Errorf("IndexFunc = %d", i)
+	}
+	a, b, c := Join3(p, func(*Worker) int { return 1 }, func(*Worker) int { return 2 }, func(*Worker) int { return 3 })
+	if a+b+c != 6 {
+		return fmt.Errorf("Join3 = %d, %d, %d", a, b, c)
+	}
+	var all atomic.Int64
+	JoinAll(p, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) })
+	if all.Load() != 3 {
+		return fmt.Errorf("JoinAll ran %d of 3", all.Load())
+	}
+	var covered atomic.Int64
+	if err := ForContext(ctx, p, 0, len(s), 1024, func(_ *Worker, lo, hi int) { covered.Add(int64(hi - lo)) }); err != nil || covered.Load() != int64(len(s)) {
+		return fmt.Errorf("ForContext covered %d of %d: %v", covered.Load(), len(s), err)
+	}
+	sum, err := MapReduceContext(ctx, p, 0, len(s), 1024, 0, func(_ *Worker, lo, hi int) int {
+		t := 0
+		for _, x := range s[lo:hi] {
+			t += x
+		}
+		return t
+	}, func(a, b int) int { return a + b })
+	if err != nil || sum != want {
+		return fmt.Errorf("MapReduceContext = %d, %v; want %d", sum, err, want)
+	}
+	sorted := append([]int(nil), s[:4096]...)
+	SortFunc(p, sorted, func(a, b int) int { return b - a })
+	if !IsSortedFunc(p, sorted, func(a, b int) int { return b - a }) {
+		return errors.New("SortFunc did not sort")
+	}
+	g, _ := NewGroup(ctx, p)
+	var groupRan atomic.Int64
+	for range 4 {
+		g.Go(func(w *Worker) error {
+			// A group of the same pool inside a task of a group.
+			inner, _ := NewGroup(ctx, p)
+			for range 3 {
+				inner.Go(func(*Worker) error { groupRan.Add(1); return nil })
+			}
+			return inner.Wait()
+		})
+	}
+	if err := g.Wait(); err != nil || groupRan.Load() != 12 {
+		return fmt.Errorf("nested groups ran %d of 12 tasks: %v", groupRan.Load(), err)
+	}
+	return nil
+}
+
+// TestSelfCallForms makes every form of call into a pool from tasks that
+// hold all its workers (twice as many tasks as workers, each making every
+// call), on every backend and at 1, 2 and 8 workers, while goroutines outside
+// the pool keep submitting: every result is checked.
+func TestSelfCallForms(t *testing.T) {
+	s, want := selfCallInput()
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		ctx := context.Background()
+		tasks := 2 * p.Workers()
+		errs := make(chan error, tasks)
+		stop := make(chan struct{})
+		var outside sync.WaitGroup
+		var outsideCalls atomic.Int64
+		for i := range 2 {
+			outside.Add(1)
+			go func() {
+				defer outside.Done()
+				for k := 0; ; k++ {
+					select {
+					case <-stop:
+						if k > 0 {
+							return
+						}
+					default:
+					}
+					if v := Do(p, func(*Worker) int { return i*1000 + k }); v != i*1000+k {
+						errs <- fmt.Errorf("outside Do = %d, want %d", v, i*1000+k)
+						return
+					}
+					outsideCalls.Add(1)
+				}
+			}()
+		}
+		within(t, "self-calls from every worker", func() {
+			var wg sync.WaitGroup
+			for range tasks {
+				wg.Add(1)
+				require.NoError(t, p.Go(func(*Worker) {
+					defer wg.Done()
+					if err := selfCalls(ctx, p, s, want); err != nil {
+						errs <- err
+					}
+				}))
+			}
+			wg.Wait()
+			close(stop)
+			outside.Wait()
+		})
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		assert.Positive(t, outsideCalls.Load(), "no outside call ran beside the self-calls")
+	})
+}
+
+// TestSelfCallScenarios replays the hangs seen before calls from a task ran
+// on its worker, each once, at 1, 2 and 8 workers.
+func TestSelfCallScenarios(t *testing.T) {
+	s, want := selfCallInput()
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		n := p.Workers()
+		within(t, "Group tasks calling Sum on the pool", func() {
+			g, _ := NewGroup(context.Background(), p)
+			for range 2 * n {
+				g.Go(func(*Worker) error {
+					if v := Sum(p, s); v != want {
+						return fmt.Errorf("Sum = %d", v)
+					}
+					return nil
+				})
+			}
+			require.NoError(t, g.Wait())
+		})
+		within(t, "Go tasks calling Do on the pool", func() {
+			var wg sync.WaitGroup
+			var got atomic.Int64
+			for i := range 4 * n {
+				wg.Add(1)
+				require.NoError(t, p.Go(func(*Worker) {
+					defer wg.Done()
+					got.Add(int64(Do(p, func(*Worker) int { return i })))
+				}))
+			}
+			wg.Wait()
+			assert.Equal(t, int64(4*n*(4*n-1)/2), got.Load())
+		})
+		within(t, "joined halves calling Sum on the pool", func() {
+			a, b := Do(p, func(w *Worker) int {
+				x, y := Join(w, func(*Worker) int { return Sum(p, s) }, func(*Worker) int { return Sum(p, s) })
+				return x + y
+			}), 2*want
+			assert.Equal(t, b, a)
+		})
+		within(t, "a Group on the pool waited for in a Group task", func() {
+			outer, _ := NewGroup(context.Background(), p)
+			var ran atomic.Int64
+			for range n {
+				outer.Go(func(*Worker) error {
+					inner, _ := NewGroup(context.Background(), p)
+					for range 2 * n {
+						inner.Go(func(*Worker) error { ran.Add(1); return nil })
+					}
+					return inner.Wait()
+				})
+			}
+			require.NoError(t, outer.Wait())
+			assert.Equal(t, int64(2*n*n), ran.Load())
+		})
+	})
+}
+
+// defaultSelfCall (a scenario of TestDefault, in a child process) is the
+// first hang reported: GOMAXPROCS x 2 Group tasks on Default(), each calling
+// Sum(Default(), s).
+func defaultSelfCall(t *testing.T) {
+	s, want := selfCallInput()
+	within(t, "Group tasks calling Sum on Default()", func() {
+		g, _ := NewGroup(context.Background(), Default())
+		for range 2 * runtime.GOMAXPROCS(0) {
+			g.Go(func(*Worker) error {
+				if v := Sum(Default(), s); v != want {
+					return fmt.Errorf("Sum = %d", v)
+				}
+				return nil
+			})
+		}
+		require.NoError(t, g.Wait())
+	})
+}
+
+// TestSelfCallRules checks that a call run on the caller's worker keeps the
+// rules of the same call from outside: Do's panic and Goexit reach the
+// task, DoContext's come back as errors and the task goes on, DoContext's
+// fn sees its context and Do's fn sees none.
+func TestSelfCallRules(t *testing.T) {
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		type key struct{}
+		ctx = context.WithValue(ctx, key{}, "outer")
+		inner := context.WithValue(context.Background(), key{}, "inner")
+
+		v, err := DoContext(ctx, p, func(*Worker) string {
+			// Do's fn sees no context, as from outside.
+			bg := Do(p, func(w *Worker) any { return w.Context().Value(key{}) })
+			// DoContext's fn sees its own.
+			own, err := DoContext(inner, p, func(w *Worker) any { return w.Context().Value(key{}) })
+			if err != nil {
+				return err.Error()
+			}
+			// A panic in Do re-panics in the task as a *PanicError.
+			pv := catchPanic(func() { Do(p, func(*Worker) int { panic("boom") }) })
+			pe, ok := pv.(*PanicError)
+			if !ok || pe.Value != "boom" {
+				return fmt.Sprintf("Do's panic reached the task as %v (%T)", pv, pv)
+			}
+			// DoContext returns it, and the task goes on.
+			_, perr := DoContext(inner, p, func(*Worker) int { panic("bang") })
+			if !errors.Is(perr, ErrPanic) {
+				return fmt.Sprintf("DoContext's panic = %v, want ErrPanic", perr)
+			}
+			// A Goexit in DoContext's fn ends fn only.
+			_, gerr := TryDo(inner, p, func(*Worker) int { runtime.Goexit(); return 0 })
+			if !errors.Is(gerr, ErrGoexit) {
+				return fmt.Sprintf("TryDo's Goexit = %v, want ErrGoexit", gerr)
+			}
+			// A panic deep in a join in DoContext's fn leaves the
+			// worker's join depth as it was: a join afterwards works.
+			_, jerr := DoContext(inner, p, func(w *Worker) int {
+				Join(w, func(w *Worker) int {
+					Join(w, func(*Worker) int { panic("deep") }, func(*Worker) int { return 1 })
+					return 0
+				}, func(*Worker) int { return 2 })
+				return 0
+			})
+			if !errors.Is(jerr, ErrPanic) {
+				return fmt.Sprintf("DoContext's deep panic = %v", jerr)
+			}
+			return fmt.Sprintf("%v/%v", bg, own)
+		})
+		require.NoError(t, err)
+		assert.Equal(t, "<nil>/inner", v)
+
+		// A Goexit in Do's fn ends the calling task, as Do from outside
+		// ends its caller; the worker goes on.
+		done := make(chan bool, 1)
+		within(t, "Goexit through a self-call", func() {
+			require.NoError(t, p.Go(func(*Worker) {
+				returned := false
+				defer func() { done <- returned }()
+				Do(p, func(*Worker) int { runtime.Goexit(); return 0 })
+				returned = true
+			}))
+			assert.False(t, <-done, "the task went on after a Goexit in Do")
+			assert.Equal(t, 7, Do(p, func(*Worker) int { return Do(p, func(*Worker) int { return 7 }) }))
+		})
+	})
+}
+
+// TestSelfCallAfterRespawn checks that a worker's replacement goroutine
+// (after a Goexit) is recognised: on one worker, a self-call that was not
+// would wait for ever.
+func TestSelfCallAfterRespawn(t *testing.T) {
+	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+		for range 3 {
+			assert.True(t, exitsGoroutine(t, func() { p.Run(func(*Worker) { runtime.Goexit() }) }))
+			within(t, "self-call after a respawn", func() {
+				assert.Equal(t, 5, Do(p, func(*Worker) int { return Do(p, func(*Worker) int { return 5 }) }))
+			})
+		}
+		assert.Equal(t, uint64(3), p.respawns.Load())
+	})
+}
+
+// TestCrossPoolCycle has pools of one worker call each other in a cycle:
+// p's task calls into q, whose task calls back into p, with every form. p's
+// only worker is blocked in its call, so the call back runs on the
+// goroutine p's worker is lent to meanwhile: recognised as p's worker, it
+// runs inline there.
+func TestCrossPoolCycle(t *testing.T) {
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withTwoPools(t, []Option{WithParking(k), WithWorkers(1)}, []Option{WithParking(k), WithWorkers(1)}, func(p, q *Pool) {
+				ctx := context.Background()
+				within(t, "Do cycle", func() {
+					v := Do(p, func(*Worker) int {
+						return Do(q, func(*Worker) int {
+							return Do(p, func(*Worker) int { return Sum(q, []int{1, 2, 3}) + Sum(p, []int{4}) })
+						})
+					})
+					assert.Equal(t, 10, v)
+				})
+				within(t, "DoContext cycle", func() {
+					v, err := DoContext(ctx, p, func(*Worker) int {
+						v, err := DoContext(ctx, q, func(*Worker) int {
+							v, _ := TryDo(ctx, p, func(*Worker) int { return 11 })
+							return v
+						})
+						if err != nil {
+							return -1
+						}
+						return v
+					})
+					require.NoError(t, err)
+					assert.Equal(t, 11, v)
+				})
+				within(t, "Group cycle", func() {
+					err := Do(p, func(*Worker) error {
+						g, _ := NewGroup(ctx, q)
+						for i := range 4 {
+							g.Go(func(*Worker) error {
+								if Do(p, func(*Worker) int { return i }) != i {
+									return errors.New("wrong result")
+								}
+								return nil
+							})
+						}
+						return g.Wait()
+					})
+					require.NoError(t, err)
+				})
+			})
+		})
+	}
+}
+
+// TestDoContextFromOtherPoolStops checks DoContext from a task of another
+// pool when its context ends: a task still queued is withdrawn and never
+// runs; a running one is left to finish, and the caller gets its worker
+// back and the context's error.
+func TestDoContextFromOtherPoolStops(t *testing.T) {
+	withTwoPools(t, []Option{WithWorkers(1)}, []Option{WithWorkers(1), WithCapacity(4)}, func(p, q *Pool) {
+		g := newGate()
+		defer g.open()
+		g.occupy(t, q, 1) // q's only worker is held: a task given to q stays queued
+		ctx, cancel := context.WithCancel(context.Background())
+		var ran atomic.Bool
+		errc := make(chan error, 1)
+		require.NoError(t, p.Go(func(*Worker) {
+			_, err := DoContext(ctx, q, func(*Worker) int { ran.Store(true); return 1 })
+			errc <- err
+		}))
+		eventually(t, "the task queued in q", func() bool { return queued(q) == 1 })
+		cancel()
+		var err error
+		within(t, "withdrawn", func() { err = <-errc })
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Contains(t, err.Error(), "withdrawn")
+		g.open()
+
+		// Running: the task waits for a signal that comes after the
+		// caller stopped waiting.
+		ctx, cancel = context.WithCancel(context.Background())
+		release, started := make(chan struct{}), make(chan struct{})
+		require.NoError(t, p.Go(func(*Worker) {
+			_, err := DoContext(ctx, q, func(*Worker) int { close(started); <-release; return 1 })
+			errc <- err
+		}))
+		<-started
+		cancel()
+		within(t, "stopped waiting", func() { err = <-errc })
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Contains(t, err.Error(), "stopped waiting")
+		close(release)
+		// p's worker is back: p serves again.
+		assert.Equal(t, 3, doW(t, p, func(*Worker) int { return 3 }))
+		assert.False(t, ran.Load(), "the withdrawn task ran")
+	})
+}
+
+// TestSelfCallWhileLent checks that a goroutine a worker is lent to (while
+// its own goroutine waits on a call into another pool) is recognised as that
+// worker: p has one worker, blocked in a call into q, and a task of p that
+// its lent goroutine runs calls into p.
+func TestSelfCallWhileLent(t *testing.T) {
+	withTwoPools(t, []Option{WithWorkers(1)}, []Option{WithWorkers(1)}, func(p, q *Pool) {
+		release := make(chan struct{})
+		first := make(chan int, 1)
+		require.NoError(t, p.Go(func(*Worker) {
+			first <- Do(q, func(*Worker) int { <-release; return 1 })
+		}))
+		within(t, "self-call on a lent worker", func() {
+			assert.Equal(t, 9, Do(p, func(*Worker) int { return Do(p, func(*Worker) int { return 9 }) }))
+		})
+		close(release)
+		within(t, "the first call", func() { assert.Equal(t, 1, <-first) })
+	})
+}
+
+// TestGroupGoAfterWait checks that a Group refuses a task given after its
+// Wait returned, with a panic naming the call, so that its error or panic is
+// never left for a Wait that nobody calls.
+func TestGroupGoAfterWait(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		for _, r := range []Runner{p, nil} {
+			g, _ := NewGroup(context.Background(), p)
+			if r == nil {
+				// A group made with a *Worker, waited for by its task.
+				Do(p, func(w *Worker) int {
+					g, _ = NewGroup(context.Background(), w)
+					g.Go(func(*Worker) error { return nil })
+					require.NoError(t, g.Wait())
+					return 0
+				})
+			} else {
+				g.Go(func(*Worker) error { return nil })
+				require.NoError(t, g.Wait())
+			}
+			requirePanicMessage(t, "blitz: Group.Go: called after Wait returned; a Group runs one batch of tasks, make a new one", func() {
+				g.Go(func(*Worker) error { panic("never runs") })
+			})
+		}
+	})
+}
+
+// withTwoPools is withPool for two pools, closed in turn before the leak
+// check.
+func withTwoPools(t *testing.T, opts1, opts2 []Option, f func(p, q *Pool)) {
+	t.Helper()
+	defer verifyNone(t)
+	p, err := New(opts1...)
+	require.NoError(t, err)
+	q, err := New(opts2...)
+	require.NoError(t, err)
+	defer within(t, "Close", func() {
+		assert.NoError(t, q.Close())
+		assert.NoError(t, p.Close())
+	})
+	f(p, q)
+}
