@@ -474,3 +474,29 @@ func withTwoPools(t *testing.T, opts1, opts2 []Option, f func(p, q *Pool)) {
 	})
 	f(p, q)
 }
+
+// TestGroupWaitFromOwnTask checks that a task of a group that waits for
+// that group panics with a message naming the call, instead of waiting for
+// itself, including when it does so from a task of another group nested
+// in it; the panic reaches the group's Wait.
+func TestGroupWaitFromOwnTask(t *testing.T) {
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		const msg = "blitz: Group.Wait: called from a task of the same group, which would wait for itself"
+		for _, nested := range []bool{false, true} {
+			g, _ := NewGroup(context.Background(), p)
+			g.Go(func(*Worker) error {
+				if !nested {
+					return g.Wait()
+				}
+				inner, _ := NewGroup(context.Background(), p)
+				inner.Go(func(*Worker) error { return g.Wait() })
+				return inner.Wait()
+			})
+			var v any
+			within(t, "Wait", func() { v = catchPanic(func() { _ = g.Wait() }) })
+			pe, ok := v.(*PanicError)
+			require.True(t, ok, "Wait panicked with %v (%T), want a *PanicError", v, v)
+			assert.Equal(t, msg, pe.Value)
+		}
+	})
+}

@@ -69,6 +69,25 @@ type groupTask struct {
 	g       *Group
 	fn      func(*Worker) error
 	claimed atomic.Bool
+	// below is the group task that the worker running this one was
+	// running when it started it (Worker.groupTask), and parent the one
+	// that the goroutine calling Go was running: a task of a group waits,
+	// through these links, for every group that Wait walks to. Written
+	// before the task runs (parent by Go, below by run on the worker that
+	// claimed it), read by Waits on that worker.
+	below, parent *groupTask
+}
+
+// within reports whether t, or a task it runs within (through below and
+// parent), is a task of g. The links point to older tasks only, and nesting
+// is shallow.
+func (t *groupTask) within(g *Group) bool {
+	for ; t != nil; t = t.below {
+		if t.g == g || t.parent.within(g) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewGroup returns a Group that runs its tasks on r (see Group) and a
@@ -104,7 +123,7 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		panic("blitz: Group.Go: nil function")
 	}
-	t := &groupTask{g: g, fn: fn}
+	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
 	g.mu.Lock()
 	if g.waited {
 		g.mu.Unlock()
@@ -140,16 +159,18 @@ func (g *Group) enqueue(t *groupTask) {
 // runSubmitted is the task as submitted to the pool.
 func (t *groupTask) runSubmitted(w *Worker) {
 	if t.claimed.CompareAndSwap(false, true) {
-		t.g.run(w, t.fn)
+		t.g.run(w, t)
 	}
 }
 
 // run runs a claimed task and records its outcome: an error, a panic
 // (recovered here, re-panicked by Wait) or a Goexit (which goes on ending
 // the goroutine running the task; Wait repeats it).
-func (g *Group) run(w *Worker, fn func(*Worker) error) {
+func (g *Group) run(w *Worker, t *groupTask) {
 	normal := false
+	t.below, w.groupTask = w.groupTask, t
 	defer func() {
+		w.groupTask = t.below
 		if !normal {
 			pe := unwinding(recover())
 			g.mu.Lock()
@@ -167,11 +188,20 @@ func (g *Group) run(w *Worker, fn func(*Worker) error) {
 		}
 		g.finish()
 	}()
-	err := fn(w)
+	err := t.fn(w)
 	normal = true
 	if err != nil {
 		g.fail(err)
 	}
+}
+
+// runningGroupTask is the innermost group task on w's stack, nil for none
+// or a nil w.
+func (w *Worker) runningGroupTask() *groupTask {
+	if w == nil {
+		return nil
+	}
+	return w.groupTask
 }
 
 // fail records err if it is the first error, and cancels the context.
@@ -210,9 +240,14 @@ func (g *Group) finish() {
 // cancels the group's context, and returns the first error a task returned,
 // or nil. If a task panicked, Wait panics with a *PanicError carrying the
 // first panic's value and stack instead; if one called runtime.Goexit (and
-// none panicked), Wait calls runtime.Goexit.
+// none panicked), Wait calls runtime.Goexit. A task of the group must not
+// wait for it (it would wait for itself): called by such a task, or by a
+// task of a group that such a task made and waits for, Wait panics.
 func (g *Group) Wait() error {
 	w := currentWorker()
+	if w.runningGroupTask().within(g) {
+		panic("blitz: Group.Wait: called from a task of the same group, which would wait for itself")
+	}
 	done := false
 	defer func() {
 		if !done {
@@ -279,7 +314,7 @@ func (g *Group) runQueued(w *Worker, q []*groupTask) {
 	w.Scope(func(s *Scope) {
 		for _, t := range slices.Backward(q) {
 			if t.claimed.CompareAndSwap(false, true) {
-				s.Spawn(func(w *Worker, _ *Scope) { g.run(w, t.fn) })
+				s.Spawn(func(w *Worker, _ *Scope) { g.run(w, t) })
 			}
 		}
 	})

@@ -49,6 +49,11 @@ type Worker struct {
 	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
 	shared    bool     // the idle loop's last job pushed or offered work (handoffRounds)
 
+	// groupTask is the innermost Group task this worker is running, nil for
+	// none; the tasks below it are linked through groupTask.below
+	// (group.go). Owner-only.
+	groupTask *groupTask
+
 	// lastScope is the *Scope this worker last handed to a function of a
 	// scope (scopeFor), reused for the next function of the same scope.
 	lastScope *Scope
