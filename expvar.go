@@ -1,13 +1,17 @@
 package blitz
 
 import (
-	"expvar"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
-// Expvar returns the pool's Stats as an expvar.Var. Its String method takes a
-// fresh snapshot (Pool.Stats) on every call and formats it as a JSON object,
-// so a server publishes it once and /debug/vars shows live figures:
+// Expvar returns the pool's Stats as a value that satisfies expvar.Var (whose
+// only method is String; the package does not import expvar, which would link
+// net/http and register /debug/vars in every program that imports it). Its
+// String method takes a fresh snapshot (Pool.Stats) on every call and formats
+// it as a JSON object, so a server publishes it once and /debug/vars shows
+// live figures:
 //
 //	expvar.Publish("blitz", p.Expvar())
 //
@@ -30,8 +34,18 @@ import (
 //	                              the last bound
 //
 // The Var may be read at any time from any goroutine, also after Close.
-func (p *Pool) Expvar() expvar.Var {
-	return expvar.Func(func() any { return newStatsJSON(p.Stats()) })
+func (p *Pool) Expvar() fmt.Stringer { return statsVar{p} }
+
+// statsVar is the value Expvar returns.
+type statsVar struct{ p *Pool }
+
+func (v statsVar) String() string {
+	b, err := json.Marshal(newStatsJSON(v.p.Stats()))
+	if err != nil {
+		// Stats holds numbers, strings and slices of them only.
+		panic(fmt.Sprintf("blitz: Pool.Expvar: %v", err))
+	}
+	return string(b)
 }
 
 // statsJSON is the JSON form of Stats that Expvar shows. Its fields and their
