@@ -7,7 +7,10 @@ import "context"
 // parallel, until ctx ends. Once ctx is done no piece is split any further
 // and no piece that has not started yet starts; the pieces already running
 // finish (a long body should watch ctx itself). grain is For's: > 0 cuts
-// pieces of at most grain indexes, <= 0 splits adaptively.
+// pieces of at most grain indexes, <= 0 splits adaptively. Any range is
+// cut so, even one wider than MaxInt indexes (hi-lo overflows int, as from
+// math.MinInt to math.MaxInt), as For cuts it: no piece exceeds the grain,
+// and ctx stops the loop between pieces.
 //
 // It returns ctx.Err() if ctx had ended when the loop returned, and then
 // some indexes may not have been visited; nil means every index was. A ctx
@@ -34,7 +37,8 @@ func ForContext(ctx context.Context, r Runner, lo, hi, grain int, body func(w *W
 
 // MapReduceContext is MapReduce with a context and a Runner: it computes
 // mapper over disjoint sub-ranges covering [lo, hi) and combines the results
-// with reduce in index order, as MapReduce does, until ctx ends. Once ctx is
+// with reduce in index order, as MapReduce does, until ctx ends. The range
+// is cut as ForContext cuts it, whatever its width. Once ctx is
 // done no piece is split any further and no piece that has not started yet
 // starts. It returns the result and nil if ctx had not ended when the work
 // returned; otherwise identity and ctx.Err(), the pieces' results being

@@ -81,6 +81,12 @@ const (
 // each split halves the budget, and a span that runs on another worker than
 // the one that created it (it was stolen: some worker is idle) resets the
 // budget to the worker count.
+//
+// Widths are unsigned, as in parallel.go's splitter: ForContext and
+// MapReduceContext take any int range, which may be wider than MaxInt
+// (math.MinInt to math.MaxInt), where hi-lo overflows int. uint(hi)-uint(lo)
+// is the exact width of any span with lo < hi, and lo plus half of it is in
+// range.
 type span struct {
 	lo, hi int
 	splits int // adaptive budget
@@ -96,11 +102,11 @@ func newSpan(w *Worker, lo, hi int) span {
 // (For's fixed grain); otherwise the budget decides, and no half is made
 // shorter than minLen (>= 1).
 func (s *span) trySplit(w *Worker, grain, minLen int) bool {
-	n := s.hi - s.lo
+	n := s.width()
 	if grain > 0 {
-		return n > grain
+		return n > uint(grain)
 	}
-	if n < 2*minLen {
+	if n/2 < uint(minLen) {
 		return false
 	}
 	if i := w.Index(); i != s.origin {
@@ -115,9 +121,12 @@ func (s *span) trySplit(w *Worker, grain, minLen int) bool {
 	return false
 }
 
+// width is the number of indexes in the span, hi-lo without overflow.
+func (s *span) width() uint { return uint(s.hi) - uint(s.lo) }
+
 // halves cuts the span at its middle; both halves are created by w.
 func (s span) halves(w *Worker) (left, right span) {
-	mid := s.lo + (s.hi-s.lo)/2
+	mid := int(uint(s.lo) + s.width()/2)
 	left, right = s, s
 	left.hi, right.lo = mid, mid
 	left.origin, right.origin = w.Index(), w.Index()
