@@ -15,7 +15,8 @@ import "cmp"
 //
 // If cmp panics, SortStableFunc panics in the caller with a *PanicError once
 // every piece in progress has stopped; s then holds its original elements
-// in an unspecified order. A nil cmp panics.
+// in an unspecified order. As for SortFunc, that holds at every length and
+// for panic(nil). A nil cmp panics.
 func SortStableFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 	checkRunner(r, "SortStableFunc")
 	if cmp == nil {
@@ -91,14 +92,18 @@ func sortStableFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 		return
 	}
 	if n <= stableInsertionMax {
-		defer repanicSort()
+		sorted := false
+		defer repanicSort(&sorted)
 		insertionSortFunc(s, 0, n, cmp)
+		sorted = true
 		return
 	}
 	c := &stableCtx[E]{v: s, buf: make([]E, n), cmp: cmp, rec: stableRun[E]}
 	if n <= stableJoinMin {
-		defer repanicSort()
+		sorted := false
+		defer repanicSort(&sorted)
 		stableSortSeq(c, 0, n, false)
+		sorted = true
 		return
 	}
 	// The parallel levels halve the slice until pieces are no longer than
