@@ -40,6 +40,12 @@ var ErrGoexit = errors.New("blitz: task called runtime.Goexit")
 // (Default) has already been created: its options can no longer change.
 var ErrDefaultStarted = errors.New("blitz: the default pool has already started")
 
+// ErrDefaultPool is returned by Close and Shutdown when called on the
+// default pool (Default). That pool is shared by the whole program and never
+// closed: closing it would make every later use of it, in any package,
+// panic with ErrClosed. It is left open instead.
+var ErrDefaultPool = errors.New("blitz: the default pool cannot be closed")
+
 // ShutdownError is returned by Shutdown when its context ended before the
 // pool drained. The pool keeps draining: every accepted task still runs.
 type ShutdownError struct {

@@ -284,7 +284,8 @@ func (p *Pool) signalDrained() {
 // finish and return nil. Called from a task of the same pool it cannot wait
 // for itself: it returns ErrCloseInTask and leaves the pool open (call it
 // from a new goroutine instead). Called from a worker of another pool, it
-// blocks that worker until this pool is drained.
+// blocks that worker until this pool is drained. The default pool (Default)
+// is never closed: Close on it returns ErrDefaultPool and leaves it open.
 func (p *Pool) Close() error {
 	return p.Shutdown(context.Background())
 }
@@ -300,11 +301,15 @@ func (p *Pool) Close() error {
 //
 // Shutdown is idempotent and safe to call concurrently with Close and
 // itself. Called from a task of the same pool it returns ErrCloseInTask and
-// leaves the pool open. A nil ctx is a programmer error: Shutdown panics
+// leaves the pool open, and on the default pool (Default) ErrDefaultPool,
+// leaving it open. A nil ctx is a programmer error: Shutdown panics
 // before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
 	if ctx == nil {
 		panic("blitz: Pool.Shutdown: nil context")
+	}
+	if p == defaultPool.Load() {
+		return ErrDefaultPool
 	}
 	if p.inTask() {
 		return ErrCloseInTask
