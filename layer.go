@@ -1,6 +1,9 @@
 package blitz
 
-import "sync/atomic"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // The data-parallel layer (slices.go, reduce.go, search.go, scan.go,
 // partition.go, joinn.go, group.go, forcontext.go, seq.go) is built on the
@@ -10,9 +13,14 @@ import "sync/atomic"
 // the runner, the split rule and the generic range driver.
 
 // checkLayerRunner panics, naming the layer function the user called, if r is
-// nil (the nil interface, or a nil *Pool or *Worker). Every layer function
-// checks its Runner before anything else, even for an input it answers
-// without entering the pool.
+// nil (the nil interface, or a nil *Pool or *Worker), or a *Pool that Close
+// or Shutdown has begun to close (an error wrapping ErrClosed, the panic
+// of a call that enters the pool: Pool.run). Every layer function checks its
+// Runner before anything else, even for an input it answers without
+// entering the pool (an empty one, or one short enough for the caller:
+// inlineOnCaller), so that a closed pool fails at every size alike. The
+// check is one atomic load. A *Worker is not checked: the tasks that a
+// closing pool still runs may use theirs.
 func checkLayerRunner(name string, r Runner) {
 	switch r := r.(type) {
 	case *Worker:
@@ -21,10 +29,19 @@ func checkLayerRunner(name string, r Runner) {
 		}
 	case *Pool:
 		if r != nil {
+			if r.closeStarted.Load() {
+				panicClosed(name)
+			}
 			return
 		}
 	}
 	panic("blitz: " + name + ": nil Runner")
+}
+
+// panicClosed is the panic of a layer function name given a closed pool:
+// the one do raises when the pool refuses the call.
+func panicClosed(name string) {
+	panic(fmt.Errorf("blitz: %s: %w", name, ErrClosed))
 }
 
 // enterLayer runs fn on a worker of r and returns when it returned; name is
@@ -56,7 +73,8 @@ func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
 // Contains, ...) over n elements is cheaper on the calling goroutine than on
 // the pool: r is a *Pool (entering it is a round trip through its queue,
 // microseconds) and n is too small to be worth forking. Such a call runs no
-// user code, so where it runs is invisible. A *Worker is never bypassed: it
+// user code, so where it runs is invisible (a closed pool was refused
+// before, by checkLayerRunner). A *Worker is never bypassed: it
 // is already on the pool, and the range driver runs a short range unsplit.
 func inlineOnCaller(r Runner, n int) bool {
 	_, ok := r.(*Pool)

@@ -18,7 +18,7 @@ import (
 // goroutine without entering the pool. Sort allocates nothing per element:
 // a few small objects per call, more with more workers.
 func Sort[S ~[]E, E cmp.Ordered](r Runner, s S) {
-	checkRunner(r, "Sort")
+	checkLayerRunner("Sort", r)
 	if len(s) <= sortInlineMax {
 		pdqsortOrdered(nil, pdqRootOrdered(nil, s))
 		return
@@ -40,7 +40,7 @@ func Sort[S ~[]E, E cmp.Ordered](r Runner, s S) {
 // run by the caller too, and for panic(nil) (with GODEBUG=panicnil=1 as
 // well: its Value is then a *runtime.PanicNilError). A nil cmp panics.
 func SortFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
-	checkRunner(r, "SortFunc")
+	checkLayerRunner("SortFunc", r)
 	if cmp == nil {
 		panic("blitz: SortFunc: nil comparison function")
 	}
@@ -66,7 +66,7 @@ func sortFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 // when it is costly, sort a slice of precomputed keys instead. The sort is
 // not stable: see SortStableByKey. A nil key panics.
 func SortByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
-	checkRunner(r, "SortByKey")
+	checkLayerRunner("SortByKey", r)
 	if key == nil {
 		panic("blitz: SortByKey: nil key function")
 	}
@@ -77,7 +77,7 @@ func SortByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
 // as slices.IsSorted does. Long slices are checked in parallel on r, and the
 // check stops early once a worker finds a pair out of order.
 func IsSorted[S ~[]E, E cmp.Ordered](r Runner, s S) bool {
-	checkRunner(r, "IsSorted")
+	checkLayerRunner("IsSorted", r)
 	if len(s) <= sortCheckGrain {
 		return isSortedOrdered(nil, s)
 	}
@@ -91,7 +91,7 @@ func IsSorted[S ~[]E, E cmp.Ordered](r Runner, s S) bool {
 // an early exit like IsSorted. A panic in cmp reaches the caller as
 // SortFunc's does. A nil cmp panics.
 func IsSortedFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) bool {
-	checkRunner(r, "IsSortedFunc")
+	checkLayerRunner("IsSortedFunc", r)
 	if cmp == nil {
 		panic("blitz: IsSortedFunc: nil comparison function")
 	}
@@ -144,21 +144,6 @@ const (
 	sortIncreasing        // every sample was in ascending order
 	sortDecreasing        // every sample was in strictly descending order
 )
-
-// checkRunner panics with a message naming fn when r is nil, or a nil
-// *Pool or *Worker.
-func checkRunner(r Runner, fn string) {
-	nilRunner := r == nil
-	switch r := r.(type) {
-	case *Pool:
-		nilRunner = r == nil
-	case *Worker:
-		nilRunner = r == nil
-	}
-	if nilRunner {
-		panic("blitz: " + fn + ": nil Runner")
-	}
-}
 
 // sortEnter runs fn on r: on a worker of the pool when r is a *Pool, on r
 // itself when it is a *Worker. A panic in fn reaches the caller as a

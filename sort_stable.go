@@ -18,7 +18,7 @@ import "cmp"
 // in an unspecified order. As for SortFunc, that holds at every length and
 // for panic(nil). A nil cmp panics.
 func SortStableFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
-	checkRunner(r, "SortStableFunc")
+	checkLayerRunner("SortStableFunc", r)
 	if cmp == nil {
 		panic("blitz: SortStableFunc: nil comparison function")
 	}
@@ -31,7 +31,7 @@ func SortStableFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 // come first). key is called twice per comparison, from several workers at
 // once. A nil key panics.
 func SortStableByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
-	checkRunner(r, "SortStableByKey")
+	checkLayerRunner("SortStableByKey", r)
 	if key == nil {
 		panic("blitz: SortStableByKey: nil key function")
 	}
