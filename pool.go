@@ -57,6 +57,11 @@ type Pool struct {
 	closeStarted atomic.Bool   // the first Close or Shutdown flips it and does the work
 	closed       chan struct{} // closed when the pool has shut down: every worker goroutine exited
 	wg           sync.WaitGroup
+	// live counts the worker goroutines that have not exited: added to by
+	// startWorker before it starts one, subtracted from by each as it
+	// exits (workerExited), a respawn's start before its predecessor's
+	// exit. Loaded by Shutdown for its *ShutdownError.
+	live atomic.Int64
 
 	// rejected counts submissions refused with ErrQueueFull (Stats).
 	// Added to by refused submitters, loaded by Stats.
@@ -194,7 +199,14 @@ func splitmix64(x uint64) uint64 {
 
 func (p *Pool) startWorker(w *Worker) {
 	p.wg.Add(1)
+	p.live.Add(1)
 	go w.run()
+}
+
+// workerExited is the last thing a worker goroutine does.
+func (p *Pool) workerExited() {
+	p.live.Add(-1)
+	p.wg.Done()
 }
 
 // Workers returns the number of workers.
@@ -294,10 +306,14 @@ func (p *Pool) Close() error {
 // It stops accepting work at once (submissions fail with ErrClosed, and
 // submitters waiting for room are woken with it), then waits until every
 // accepted task has finished and the workers have exited. If ctx ends first,
-// it returns a *ShutdownError with the numbers of tasks still queued and
-// running, matching ctx.Err() with errors.Is. Nothing accepted is dropped:
-// the pool goes on draining after such a return and releases its workers by
-// itself when done; a later Close or Shutdown waits for that.
+// it returns by then, with a *ShutdownError giving the numbers of tasks
+// still queued and running and of workers not yet exited, matching ctx.Err()
+// with errors.Is; that includes a pool whose tasks have all finished but
+// whose workers are still exiting (no task queued or running, some
+// workers), as a pool of thousands of workers can be for a while. Nothing
+// accepted is dropped: the pool goes on draining after such a return and
+// releases its workers by itself when done; a later Close or Shutdown waits
+// for that.
 //
 // Shutdown is idempotent and safe to call concurrently with Close and
 // itself. Called from a task of the same pool it returns ErrCloseInTask and
@@ -330,16 +346,15 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		select {
-		case <-p.drained:
-			// Every accepted task finished; only the workers' exit
-			// (microseconds, no task code) is left: wait for it.
-			<-p.closed
+		case <-p.closed: // both were ready: the pool has shut down
 			return nil
 		default:
 		}
+		// Still draining, or drained with workers left to exit (which
+		// takes a while for thousands of workers): report what is left.
 		var st Stats
 		p.queueStats(&st) // the same consistent reading as Stats
-		return &ShutdownError{Queued: st.Queued, Running: st.Running, Err: ctx.Err()}
+		return &ShutdownError{Queued: st.Queued, Running: st.Running, Workers: int(p.live.Load()), Err: ctx.Err()}
 	}
 }
 

@@ -29,9 +29,9 @@ func TestShutdownIdle(t *testing.T) {
 }
 
 // TestShutdownIdleEndedContext checks Shutdown with an ended context on a
-// pool that has nothing left to run: there is nothing to report, so it
-// returns nil (as http.Server.Shutdown does with no open connections), never
-// a *ShutdownError saying 0 tasks were queued and 0 running.
+// pool that has no task left to run: it returns nil if the workers have
+// exited by then, and otherwise a *ShutdownError that counts them and no
+// task; never one that says nothing was left. Close then waits for them.
 func TestShutdownIdleEndedContext(t *testing.T) {
 	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
 		require.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "Do")
@@ -39,13 +39,65 @@ func TestShutdownIdleEndedContext(t *testing.T) {
 		// task finished just after.
 		eventually(t, "the Do task counted finished", func() bool { return p.completed() == 1 })
 		err := shutdownW(t, p, cancelled())
-		var se *ShutdownError
-		if errors.As(err, &se) && se.Queued == 0 && se.Running == 0 {
-			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil: nothing was left", err)
-		} else if err != nil {
-			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil", err)
+		if err != nil {
+			var se *ShutdownError
+			require.ErrorAs(t, err, &se, "Shutdown(cancelled) of an idle pool")
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.Zero(t, se.Queued, "%v: tasks queued", err)
+			assert.Zero(t, se.Running, "%v: tasks running", err)
+			assert.Positive(t, se.Workers, "%v: an error with nothing left", err)
+			assert.LessOrEqual(t, se.Workers, workers, "%v: workers not yet exited", err)
 		}
+		require.NoError(t, p.Close(), "Close after Shutdown(cancelled)")
+		assert.Zero(t, p.live.Load(), "workers not yet exited after Close")
 	})
+}
+
+// holdWorkerExit makes p wait for one more worker goroutine to exit, as if
+// one of its workers were slow to leave, until release is called: a pool
+// that has drained but not shut down, whatever the scheduling.
+func holdWorkerExit(p *Pool) (release func()) {
+	p.wg.Add(1)
+	p.live.Add(1)
+	return p.workerExited
+}
+
+// TestShutdownDrainedKeepsDeadline checks that Shutdown with an ended or
+// ending context returns on a pool whose tasks have all finished but whose
+// workers have not all exited, with a *ShutdownError that counts those
+// workers and no task, instead of waiting for them. The pool has many
+// workers, as a server's would, and one of them held back by the test; Close
+// after the release waits for all of them.
+func TestShutdownDrainedKeepsDeadline(t *testing.T) {
+	workers := 512
+	if testing.Short() {
+		workers = 64
+	}
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
+			defer verifyNone(t)
+			p, err := New(WithParking(k), WithWorkers(workers))
+			require.NoError(t, err)
+			release := holdWorkerExit(p)
+			short, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+			defer cancel()
+			for _, ctx := range []context.Context{cancelled(), short} {
+				err := shutdownW(t, p, ctx)
+				var se *ShutdownError
+				require.ErrorAs(t, err, &se)
+				require.ErrorIs(t, err, ctx.Err())
+				assert.Zero(t, se.Queued, "tasks queued")
+				assert.Zero(t, se.Running, "tasks running")
+				assert.GreaterOrEqual(t, se.Workers, 1, "workers not yet exited")
+				assert.LessOrEqual(t, se.Workers, workers+1, "workers not yet exited")
+				assert.Contains(t, err.Error(), "not yet exited")
+			}
+			checkRefusesClosed(t, p)
+			release()
+			require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown after the release")
+			require.NoError(t, shutdownW(t, p, cancelled()), "Shutdown(cancelled) of a closed pool")
+		})
+	}
 }
 
 // TestShutdownDrains checks that Shutdown stops accepting at once, then

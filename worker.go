@@ -217,7 +217,7 @@ func (w *Worker) run() {
 			p.respawns.Add(1)
 			p.startWorker(w)
 		}
-		p.wg.Done()
+		p.workerExited()
 	}()
 	if p.backend.lockThread {
 		// Never unlocked: the thread exits with the goroutine, so a
