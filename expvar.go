@@ -31,6 +31,9 @@ import (
 //
 // The Var may be read at any time from any goroutine, also after Close.
 func (p *Pool) Expvar() expvar.Var {
+	if p == nil {
+		panic("blitz: Pool.Expvar: nil *Pool")
+	}
 	return expvar.Func(func() any { return newStatsJSON(p.Stats()) })
 }
 

@@ -15,10 +15,13 @@ import "context"
 // It returns ctx.Err() if ctx had ended when the loop returned, and then
 // some indexes may not have been visited; nil means every index was. A ctx
 // that has already ended runs nothing. Panics follow Join's rules (a
-// *PanicError in the caller). A nil body panics.
+// *PanicError in the caller). A nil body or ctx panics.
 func ForContext(ctx context.Context, r Runner, lo, hi, grain int, body func(w *Worker, lo, hi int)) error {
 	if body == nil {
 		panic("blitz: ForContext: nil body")
+	}
+	if ctx == nil {
+		panic("blitz: ForContext: nil context")
 	}
 	checkLayerRunner("ForContext", r)
 	if err := ctx.Err(); err != nil || hi <= lo {
@@ -44,10 +47,13 @@ func ForContext(ctx context.Context, r Runner, lo, hi, grain int, body func(w *W
 // returned; otherwise identity and ctx.Err(), the pieces' results being
 // incomplete. identity is also the result of an empty range. A ctx that has
 // already ended runs nothing. Panics follow Join's rules. Nil functions
-// panic.
+// and a nil ctx panic.
 func MapReduceContext[T any](ctx context.Context, r Runner, lo, hi, grain int, identity T, mapper func(w *Worker, lo, hi int) T, reduce func(a, b T) T) (T, error) {
 	if mapper == nil || reduce == nil {
 		panic("blitz: MapReduceContext: nil function")
+	}
+	if ctx == nil {
+		panic("blitz: MapReduceContext: nil context")
 	}
 	checkLayerRunner("MapReduceContext", r)
 	if err := ctx.Err(); err != nil {

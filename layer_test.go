@@ -288,3 +288,21 @@ func TestLayerClosedPool(t *testing.T) {
 	}
 	require.Zero(t, ran.Load(), "callbacks run on a closed pool")
 }
+
+// TestLayerNilContext checks that the layer functions that take a context
+// panic with their own message for a nil one, whatever the other arguments.
+func TestLayerNilContext(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		var nilCtx context.Context
+		body := func(*Worker, int, int) {}
+		for _, n := range []int{0, 10} {
+			requirePanicMessage(t, "blitz: ForContext: nil context", func() { ForContext(nilCtx, p, 0, n, 0, body) })
+			requirePanicMessage(t, "blitz: MapReduceContext: nil context", func() {
+				MapReduceContext(nilCtx, p, 0, n, 0, 0, func(*Worker, int, int) int { return 1 }, func(a, b int) int { return a + b })
+			})
+		}
+		requirePanicMessage(t, "blitz: NewGroup: nil context", func() { NewGroup(nilCtx, p) })
+		requireTaskPanics(t, p, "blitz: ForContext: nil context", func(w *Worker) { ForContext(nilCtx, w, 0, 10, 0, body) })
+		requireTaskPanics(t, p, "blitz: NewGroup: nil context", func(w *Worker) { NewGroup(nilCtx, w) })
+	})
+}

@@ -13,7 +13,9 @@ import (
 
 // A Pool is a set of workers that run fork-join work and submitted tasks.
 // Create one with New and release it with Close. All methods are safe for
-// concurrent use.
+// concurrent use. A method called on a nil *Pool panics with a message that
+// names it ("blitz: Pool.Go: nil *Pool"), and so do Do, DoFrom, DoContext
+// and TryDo given a nil *Pool.
 type Pool struct {
 	name         string
 	workers      []*Worker
@@ -210,14 +212,29 @@ func (p *Pool) workerExited() {
 }
 
 // Workers returns the number of workers.
-func (p *Pool) Workers() int { return len(p.workers) }
+func (p *Pool) Workers() int {
+	if p == nil {
+		panic("blitz: Pool.Workers: nil *Pool")
+	}
+	return len(p.workers)
+}
 
 // Name returns the pool's name (WithName).
-func (p *Pool) Name() string { return p.name }
+func (p *Pool) Name() string {
+	if p == nil {
+		panic("blitz: Pool.Name: nil *Pool")
+	}
+	return p.name
+}
 
 // Parking returns the parking backend the pool resolved to (never
 // ParkingAuto).
-func (p *Pool) Parking() Parking { return p.backend.kind }
+func (p *Pool) Parking() Parking {
+	if p == nil {
+		panic("blitz: Pool.Parking: nil *Pool")
+	}
+	return p.backend.kind
+}
 
 // sampleMask turns a sampling interval into a mask: the interval rounded up
 // to a power of two, minus one.
@@ -299,6 +316,9 @@ func (p *Pool) signalDrained() {
 // blocks that worker until this pool is drained. The default pool (Default)
 // is never closed: Close on it returns ErrDefaultPool and leaves it open.
 func (p *Pool) Close() error {
+	if p == nil {
+		panic("blitz: Pool.Close: nil *Pool")
+	}
 	return p.Shutdown(context.Background())
 }
 
@@ -321,6 +341,9 @@ func (p *Pool) Close() error {
 // leaving it open. A nil ctx is a programmer error: Shutdown panics
 // before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if p == nil {
+		panic("blitz: Pool.Shutdown: nil *Pool")
+	}
 	if ctx == nil {
 		panic("blitz: Pool.Shutdown: nil context")
 	}

@@ -600,3 +600,44 @@ func TestDefaultPoolUnderForkJoinLoad(t *testing.T) {
 		eventually(t, "every root task counted", func() bool { return p.Stats().Completed == uint64(2*callers) })
 	})
 }
+
+// TestNilReceivers checks that every exported method of Pool and Worker,
+// and the functions that take a *Pool to submit to, panic with a message
+// naming the method for a nil *Pool or *Worker, instead of a nil
+// dereference somewhere inside.
+func TestNilReceivers(t *testing.T) {
+	var p *Pool
+	var w *Worker
+	task := func(*Worker) {}
+	call := func(*Worker) int { return 1 }
+	ctx := context.Background()
+	for _, c := range []struct {
+		msg string
+		f   func()
+	}{
+		{"blitz: Pool.Workers: nil *Pool", func() { p.Workers() }},
+		{"blitz: Pool.Name: nil *Pool", func() { p.Name() }},
+		{"blitz: Pool.Parking: nil *Pool", func() { p.Parking() }},
+		{"blitz: Pool.Stats: nil *Pool", func() { p.Stats() }},
+		{"blitz: Pool.Expvar: nil *Pool", func() { p.Expvar() }},
+		{"blitz: Pool.PlacementNotes: nil *Pool", func() { p.PlacementNotes() }},
+		{"blitz: Pool.Close: nil *Pool", func() { p.Close() }},
+		{"blitz: Pool.Shutdown: nil *Pool", func() { p.Shutdown(ctx) }},
+		{"blitz: Pool.Go: nil *Pool", func() { p.Go(task) }},
+		{"blitz: Pool.TryGo: nil *Pool", func() { p.TryGo(task) }},
+		{"blitz: Pool.GoContext: nil *Pool", func() { p.GoContext(ctx, task) }},
+		{"blitz: Pool.Run: nil *Pool", func() { p.Run(task) }},
+		{"blitz: Pool.RunFrom: nil *Pool", func() { p.RunFrom(nil, task) }},
+		{"blitz: Do: nil *Pool", func() { Do(p, call) }},
+		{"blitz: DoFrom: nil *Pool", func() { DoFrom(nil, p, call) }},
+		{"blitz: DoContext: nil *Pool", func() { DoContext(ctx, p, call) }},
+		{"blitz: TryDo: nil *Pool", func() { TryDo(ctx, p, call) }},
+		{"blitz: Worker.Index: nil *Worker", func() { w.Index() }},
+		{"blitz: Worker.Pool: nil *Worker", func() { w.Pool() }},
+		{"blitz: Worker.Context: nil *Worker", func() { w.Context() }},
+		{"blitz: Worker.Join: nil *Worker", func() { w.Join(task, task) }},
+		{"blitz: Worker.Scope: nil *Worker", func() { w.Scope(func(*Scope) {}) }},
+	} {
+		requirePanicMessage(t, c.msg, c.f)
+	}
+}

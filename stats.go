@@ -110,6 +110,9 @@ func (s *workerStats) add(p *uint64, n uint64) { atomics.StoreRelease64(p, *p+n)
 // counters, but a task counted in Completed has its latency samples and its
 // panic in the same snapshot.
 func (p *Pool) Stats() Stats {
+	if p == nil {
+		panic("blitz: Pool.Stats: nil *Pool")
+	}
 	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Placement: p.placementStats()}
 	// The queue counters first: the worker records a task's metrics before
 	// rootDone's release store of its finished count, so the metrics

@@ -37,6 +37,9 @@ import (
 // goroutine does, reporting fn's own stack. A Goexit in fn ends fn only. A
 // nil fn panics.
 func (p *Pool) Go(fn func(w *Worker)) error {
+	if p == nil {
+		panic("blitz: Pool.Go: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.Go: nil function")
 	}
@@ -48,6 +51,9 @@ func (p *Pool) Go(fn func(w *Worker)) error {
 // never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
 // once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
 func (p *Pool) TryGo(fn func(w *Worker)) error {
+	if p == nil {
+		panic("blitz: Pool.TryGo: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.TryGo: nil function")
 	}
@@ -60,6 +66,9 @@ func (p *Pool) TryGo(fn func(w *Worker)) error {
 // the bound, as Go is). fn and everything it forks see ctx as
 // w.Context(). A nil fn or a nil ctx panics.
 func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
+	if p == nil {
+		panic("blitz: Pool.GoContext: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.GoContext: nil function")
 	}
@@ -162,6 +171,9 @@ func crash(pe *PanicError) { panic(pe) }
 // wrapping ErrClosed. A nil fn panics. DoContext is the form that returns
 // these as errors and honours a context.
 func (p *Pool) Run(fn func(w *Worker)) {
+	if p == nil {
+		panic("blitz: Pool.Run: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.Run: nil function")
 	}
@@ -175,8 +187,11 @@ func (p *Pool) run(name string, fn func(w *Worker)) {
 }
 
 // Do runs fn on a worker of p, waits for it and returns its result. It is Run
-// with a result; the same rules apply.
+// with a result; the same rules apply. A nil p panics.
 func Do[T any](p *Pool, fn func(w *Worker) T) T {
+	if p == nil {
+		panic("blitz: Do: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Do: nil function")
 	}
@@ -205,14 +220,20 @@ func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 // rules are Run's (doc.go, "Panics and Goexit"); do not hold a lock across
 // RunFrom that tasks of w's pool take ("Locks around fork-join").
 func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
+	if p == nil {
+		panic("blitz: Pool.RunFrom: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.RunFrom: nil function")
 	}
 	doFrom(w, p, func(w *Worker) struct{} { fn(w); return struct{}{} }, "Pool.RunFrom")
 }
 
-// DoFrom is RunFrom with a result.
+// DoFrom is RunFrom with a result. A nil p panics.
 func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
+	if p == nil {
+		panic("blitz: DoFrom: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: DoFrom: nil function")
 	}
@@ -269,16 +290,22 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 //   - the pool is closed: ErrClosed.
 //
 // Unlike Do, DoContext never panics for these and never exits the caller's
-// goroutine. A nil fn or a nil ctx panics.
+// goroutine. A nil p, fn or ctx panics.
 func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	if p == nil {
+		panic("blitz: DoContext: nil *Pool")
+	}
 	return doContext(ctx, p, fn, true, "DoContext")
 }
 
 // TryDo is DoContext that does not wait for room: with a full queue it
 // returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
-// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
+// A server answers that with 503 Service Unavailable. A nil p, fn or ctx
 // panics.
 func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	if p == nil {
+		panic("blitz: TryDo: nil *Pool")
+	}
 	return doContext(ctx, p, fn, false, "TryDo")
 }
 

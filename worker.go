@@ -15,6 +15,8 @@ import (
 // A Worker is one of a pool's workers, handed to every function the pool
 // runs. Go has no thread-local storage, so fork-join code passes the Worker it
 // was given to Join, Scope, For and MapReduce (as Spice passes its *Task).
+// A method called on a nil *Worker panics with a message that names it
+// ("blitz: Worker.Join: nil *Worker").
 //
 // A Worker belongs to the goroutine it was handed to, for the duration of the
 // call it was handed in: using it from another goroutine, or after that call
@@ -154,10 +156,20 @@ type Worker struct {
 }
 
 // Index returns the worker's index in its pool, in [0, Workers()).
-func (w *Worker) Index() int { return w.index }
+func (w *Worker) Index() int {
+	if w == nil {
+		panic("blitz: Worker.Index: nil *Worker")
+	}
+	return w.index
+}
 
 // Pool returns the pool the worker belongs to.
-func (w *Worker) Pool() *Pool { return w.pool }
+func (w *Worker) Pool() *Pool {
+	if w == nil {
+		panic("blitz: Worker.Pool: nil *Worker")
+	}
+	return w.pool
+}
 
 // waitKind says why a worker waits (wait.go), for the statistics.
 type waitKind uint8
