@@ -71,6 +71,10 @@ type Pool struct {
 	// abandoned counts submissions that gave up waiting for room in the
 	// full queue when their context ended (Stats).
 	abandoned atomic.Uint64
+	// handlerPanics counts the panics of the panic handler itself,
+	// recovered by callHandler (Stats). Added to by the worker that ran
+	// the handler, before it counts the task finished; loaded by Stats.
+	handlerPanics atomic.Uint64
 
 	// epoch is the zero of now(); sampleMask selects the sampled
 	// positions (pos&sampleMask == 0). Immutable after New.

@@ -3,6 +3,7 @@ package blitz
 import (
 	"context"
 	"fmt"
+	"log"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -130,21 +131,27 @@ func (g goJob) finish(w *Worker, pe *PanicError, _ bool) {
 		return
 	}
 	if h := w.pool.panicHandler; h != nil {
-		callHandler(h, pe)
+		callHandler(w.pool, h, pe)
 	} else {
 		go crash(pe)
 	}
 }
 
-// callHandler gives a task's panic to the handler. A panic in the handler
-// itself crashes the program (it must not unwind into the joins this worker
-// may be helping, which would report it as theirs).
-func callHandler(h func(any, []byte), pe *PanicError) {
+// callHandler gives a task's panic to p's handler h. A panic in the handler
+// itself must not unwind into the joins this worker may be helping (which
+// would report it as theirs), and a server's pool must not die of it: it is
+// recovered here, counted (Stats.HandlerPanics) and written to the standard
+// logger with its stack and the task's panic it was handling, which would
+// otherwise be lost too (WithPanicHandler). A Goexit in the handler goes
+// on, as a Goexit in the task would.
+func callHandler(p *Pool, h func(any, []byte), pe *PanicError) {
 	ok := false
 	defer func() {
 		if !ok {
-			if pe := unwinding(recover()); pe != nil {
-				go crash(pe)
+			if hpe := unwinding(recover()); hpe != nil {
+				p.handlerPanics.Add(1)
+				log.Printf("blitz: pool %q: the panic handler panicked: %v\n%s\nwhile handling the panic of a task: %v\n%s",
+					p.name, hpe.Value, hpe.Stack, pe.Value, pe.Stack)
 			}
 		}
 	}()
