@@ -310,8 +310,11 @@ func (p *Pool) signalDrained() {
 // ErrClosed, Run and Do panic with an error wrapping it), lets every task
 // already accepted run to completion — including the work they fork — then
 // stops the workers, wakes the sleeping ones, and returns when every worker
-// goroutine has exited. Nothing is left running (goleak-clean). It is
-// Shutdown without a deadline.
+// goroutine has exited. Nothing is left running (goleak-clean), and the
+// memory the workers used for running work (their deques, join frames and
+// spawn slots, however much a storm of work grew them) is released: a
+// closed pool that stays referenced keeps only what Stats reports, which
+// stays readable. It is Shutdown without a deadline.
 //
 // Close is idempotent: later and concurrent calls wait for the first one to
 // finish and return nil. Called from a task of the same pool it cannot wait
@@ -400,6 +403,29 @@ func (p *Pool) finishClose() {
 		}
 	}
 	p.wg.Wait()
+	p.release()
 	releaseThreads(p.lockedThreads)
 	close(p.closed)
+}
+
+// release drops what only running work needs, once every worker goroutine
+// has exited: the workers' deques (whose rings a storm of forks can have
+// grown to megabytes), the frames beyond the inline ones and the jobs the
+// inline ones still reference, the spawn slots, the scope and context
+// records, and the injector's block. A closed pool that stays referenced
+// then keeps only what Stats, Shutdown and the refused submissions read:
+// the counters and histograms, the injector's positions, the workers'
+// goroutine ids and placement. Nothing else can touch these any more:
+// they belong to worker goroutines, and p.wg.Wait ordered their exit
+// before this; a submission to the closed queue is refused before it
+// looks at a block.
+func (p *Pool) release() {
+	for _, w := range p.workers {
+		w.deque = nil
+		w.frames.release()
+		w.spawns.release()
+		w.lastScope, w.origin = nil, nil
+		w.ctxs.Store(nil)
+	}
+	p.inj.release()
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -640,4 +641,110 @@ func TestNilReceivers(t *testing.T) {
 	} {
 		requirePanicMessage(t, c.msg, c.f)
 	}
+}
+
+// retainedBytes is the memory that p's workers and queue keep for running
+// work, which a closed pool no longer needs: the deques' rings, the frames
+// beyond the inline first chunk and the inline ones that still reference a
+// job, the spawn slots, the scope and context records, and the injector's
+// blocks.
+func retainedBytes(p *Pool) int {
+	n := 0
+	for _, w := range p.workers {
+		if w.deque != nil {
+			n += w.deque.Cap() * 8
+		}
+		for i := range w.frames.first {
+			if f := &w.frames.first[i]; f.job != nil || f.panicked != nil {
+				n += int(unsafe.Sizeof(*f))
+			}
+		}
+		for k := 1; k < maxChunks; k++ {
+			if c := w.frames.chunks[k].Load(); c != nil {
+				n += len(*c) * int(unsafe.Sizeof(paddedFrame{}))
+			}
+		}
+		for k := range w.spawns.chunks {
+			if c := w.spawns.chunks[k].Load(); c != nil {
+				n += len(*c) * int(unsafe.Sizeof(spawnSlot{}))
+			}
+		}
+		if w.lastScope != nil {
+			n += int(unsafe.Sizeof(Scope{}))
+		}
+		if w.origin != nil || w.ctxs.Load() != nil {
+			n += int(unsafe.Sizeof(taskCtx{}))
+		}
+	}
+	for b := p.inj.headBlock.Load(); b != nil; b = b.next.Load() {
+		n += int(unsafe.Sizeof(injBlock{}))
+	}
+	return n
+}
+
+// deepJoin forks d nested joins on w's own stack of frames.
+func deepJoin(w *Worker, d int) {
+	if d > 0 {
+		w.Join(func(w *Worker) { deepJoin(w, d-1) }, func(*Worker) {})
+	}
+}
+
+// TestCloseReleasesWorkerMemory grows every per-worker structure with a
+// storm (joins deeper than the inline frames, a scope whose spawns pile up
+// in one deque while its thieves are held, fire-and-forget tasks over
+// several injector blocks), closes the pool, and checks that the closed
+// pool holds none of it any more, while Stats, Shutdown, Close and the
+// submission paths still answer as documented.
+func TestCloseReleasesWorkerMemory(t *testing.T) {
+	const workers = 4
+	spawns, tasks := 5000, 3*injBlockSize
+	if testing.Short() {
+		spawns = 1000
+	}
+	defer verifyNone(t)
+	p, err := New(WithWorkers(workers), WithLatencySampling(1))
+	require.NoError(t, err)
+	doW(t, p, func(w *Worker) int { deepJoin(w, 4*chunkBase); return 0 })
+	doW(t, p, func(w *Worker) int {
+		gate := make(chan struct{})
+		w.Scope(func(s *Scope) {
+			for range spawns {
+				// Thieves block on the gate: all but workers-1 refs stay
+				// in w's deque until the loop ends.
+				s.Spawn(func(*Worker, *Scope) { <-gate })
+			}
+			close(gate)
+		})
+		return 0
+	})
+	var ran atomic.Int64
+	for range tasks {
+		require.NoError(t, p.Go(func(*Worker) { ran.Add(1) }))
+	}
+	before := retainedBytes(p)
+	grown := false
+	for _, w := range p.workers {
+		grown = grown || w.deque.Cap() > dequeCapacity
+	}
+	require.True(t, grown, "the storm grew no deque")
+	require.Greater(t, before, 64<<10, "the storm grew little")
+
+	require.NoError(t, shutdownW(t, p, context.Background()))
+	assert.Zero(t, retainedBytes(p), "bytes a closed pool still holds (%d before Close)", before)
+
+	// What a closed pool still answers.
+	assert.EqualValues(t, tasks, ran.Load())
+	st := p.Stats()
+	assert.Equal(t, workers, st.Workers)
+	assert.EqualValues(t, tasks+2, st.Completed)
+	assert.EqualValues(t, tasks+2, st.RunTime.Count, "latency samples kept")
+	assert.Positive(t, st.Executed)
+	assert.Equal(t, workers, p.Workers())
+	require.NoError(t, shutdownW(t, p, cancelled()), "Shutdown of a closed pool")
+	require.NoError(t, p.Close(), "Close of a closed pool")
+	checkRefusesClosed(t, p)
+	v := catchPanic(func() { Sum(p, []int{1, 2}) })
+	err, _ = v.(error)
+	require.ErrorIs(t, err, ErrClosed, "Sum on a closed pool")
+	assert.Equal(t, st, p.Stats(), "Stats changed after Close")
 }

@@ -29,10 +29,11 @@ import (
 type Worker struct {
 	_ atomics.Pad
 
-	// Immutable after New; read by the owner and by thieves (deque,
-	// index) and Stats. Kept off the owner's hot line below, so that a
-	// thief polling this worker's deque does not steal the line the owner
-	// writes on every join.
+	// Immutable after New (but for deque, dropped by Pool.release once
+	// every worker goroutine of a closed pool has exited); read by the
+	// owner and by thieves (deque, index) and Stats. Kept off the owner's
+	// hot line below, so that a thief polling this worker's deque does not
+	// steal the line the owner writes on every join.
 	pool  *Pool
 	index int
 	deque *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
