@@ -98,7 +98,8 @@ const MaxSpinRounds = 1 << 16
 // on, as net/http does with a handler's: it counts it in
 // Stats.HandlerPanics and writes it to the standard logger (package log),
 // with h's stack and the value and stack of the task's panic h was given, so
-// that neither is lost.
+// that neither is lost. A runtime.Goexit in h ends h only, as one in a task
+// does: the worker goes on, on a new goroutine (Stats.Respawns).
 func WithPanicHandler(h func(v any, stack []byte)) Option {
 	return func(c *config) { c.panicHandler = h }
 }

@@ -143,7 +143,7 @@ func (g goJob) finish(w *Worker, pe *PanicError, _ bool) {
 // recovered here, counted (Stats.HandlerPanics) and written to the standard
 // logger with its stack and the task's panic it was handling, which would
 // otherwise be lost too (WithPanicHandler). A Goexit in the handler goes
-// on, as a Goexit in the task would.
+// on, as a Goexit in the task would (runTask still counts the task).
 func callHandler(p *Pool, h func(any, []byte), pe *PanicError) {
 	ok := false
 	defer func() {

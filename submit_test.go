@@ -961,6 +961,39 @@ func TestPanicHandlerPanics(t *testing.T) {
 	}
 }
 
+// TestPanicHandlerGoexits runs panicking Go tasks on a pool whose panic
+// handler calls runtime.Goexit: like a Goexit in a task, it ends the
+// handler's goroutine, whose worker is replaced, and each task still counts
+// as finished, so Close returns and the pool works meanwhile.
+func TestPanicHandlerGoexits(t *testing.T) {
+	tasks := 200
+	if testing.Short() {
+		tasks = 50
+	}
+	for _, workers := range []int{1, 2, 8} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			defer verifyNone(t)
+			var handled atomic.Int64
+			p, err := New(WithWorkers(workers), WithPanicHandler(func(any, []byte) {
+				handled.Add(1)
+				runtime.Goexit()
+			}))
+			require.NoError(t, err)
+			for i := range tasks {
+				require.NoError(t, p.Go(func(*Worker) { panicInTask(i) }))
+			}
+			assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "during the storm")
+			require.NoError(t, shutdownW(t, p, context.Background()))
+			st := p.Stats()
+			assert.EqualValues(t, tasks, handled.Load(), "handler calls")
+			assert.EqualValues(t, tasks+1, st.Completed, "tasks completed")
+			assert.EqualValues(t, tasks, st.Panics, "task panics")
+			assert.EqualValues(t, tasks, st.Respawns, "workers replaced")
+			assert.Zero(t, st.HandlerPanics, "a Goexit is no panic")
+		})
+	}
+}
+
 // TestGoPanicCrashes checks the default: a panic in a Go task without a
 // handler crashes the program and reports the task's stack. The crash runs in
 // a child process.
