@@ -3,7 +3,8 @@ package blitz
 import "math/bits"
 
 // Frames and spawn slots live in geometric chunks that are never moved or
-// freed while the pool lives, so a thief that resolves a jobRef to an address
+// freed while the pool runs (Pool.release drops them once it has shut
+// down), so a thief that resolves a jobRef to an address
 // can never read memory that an owner has since reallocated (the defect of
 // freeing a grown deque buffer while a thief still reads it cannot arise).
 //

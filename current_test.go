@@ -500,3 +500,38 @@ func TestGroupWaitFromOwnTask(t *testing.T) {
 		}
 	})
 }
+
+// TestSelfCallWhileClosing checks that a task that a closing pool still runs
+// may call the pool's functions with the *Pool, as with its *Worker: the
+// calls run on its worker, while the same calls from outside are refused.
+func TestSelfCallWhileClosing(t *testing.T) {
+	for _, n := range testWorkerCounts {
+		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
+			defer verifyNone(t)
+			p, err := New(WithWorkers(n))
+			require.NoError(t, err)
+			closing, release := make(chan struct{}), make(chan struct{})
+			results := make(chan int, 3)
+			require.NoError(t, p.Go(func(*Worker) {
+				<-closing
+				results <- Sum(p, []int{1, 2, 3})
+				results <- Do(p, func(*Worker) int { return 4 })
+				v, _ := DoContext(context.Background(), p, func(*Worker) int { return 5 })
+				results <- v
+				<-release
+			}))
+			closed := make(chan error, 1)
+			go func() { closed <- p.Close() }()
+			eventually(t, "Close began", func() bool { return p.closeStarted.Load() })
+			close(closing)
+			within(t, "self-calls while closing", func() {
+				assert.Equal(t, 6, <-results)
+				assert.Equal(t, 4, <-results)
+				assert.Equal(t, 5, <-results)
+			})
+			assert.ErrorIs(t, catchPanic(func() { Sum(p, []int{1}) }).(error), ErrClosed, "Sum from outside a closing pool")
+			close(release)
+			within(t, "Close", func() { require.NoError(t, <-closed) })
+		})
+	}
+}

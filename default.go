@@ -25,7 +25,9 @@ const defaultName = "blitz-default"
 // The first call creates it with SetDefaultOptions's options if that was
 // called, else with the options of New's defaults: runtime.GOMAXPROCS(0)
 // workers (read then) and ParkingAuto (portable parking). The pool is never
-// closed. Default panics only if the pool cannot be created at all.
+// closed: it is shared by every package of the program, so Close and
+// Shutdown on it return ErrDefaultPool and leave it open. Default panics
+// only if the pool cannot be created at all.
 func Default() *Pool {
 	if p := defaultPool.Load(); p != nil {
 		return p

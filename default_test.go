@@ -1,11 +1,14 @@
 package blitz
 
 import (
+	"context"
 	"errors"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,12 +31,14 @@ func TestDefault(t *testing.T) {
 			defaultLazy(t)
 		case "selfcall":
 			defaultSelfCall(t)
+		case "close":
+			defaultRefusesClose(t)
 		default:
 			t.Fatalf("unknown scenario %q", sc)
 		}
 		return
 	}
-	for _, sc := range []string{"set", "lazy", "selfcall"} {
+	for _, sc := range []string{"set", "lazy", "selfcall", "close"} {
 		t.Run("scenario="+sc, func(t *testing.T) {
 			// The child runs the scenario and passes (runChild checks).
 			runChild(t, "TestDefault", defaultChildEnv+"="+sc)
@@ -81,4 +86,25 @@ func defaultLazy(t *testing.T) {
 	err := SetDefaultOptions()
 	require.True(t, errors.Is(err, ErrDefaultStarted), "SetDefaultOptions after Default = %v", err)
 	require.NoError(t, got[0].Go(func(*Worker) {}))
+}
+
+// defaultRefusesClose: Close and Shutdown on the default pool return
+// ErrDefaultPool and leave it open, so that the layer calls that share it
+// go on working.
+func defaultRefusesClose(t *testing.T) {
+	p := Default()
+	require.ErrorIs(t, p.Close(), ErrDefaultPool)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	require.ErrorIs(t, p.Shutdown(ctx), ErrDefaultPool)
+	require.ErrorIs(t, p.Shutdown(cancelled()), ErrDefaultPool)
+	var nilCtx context.Context
+	require.PanicsWithValue(t, "blitz: Pool.Shutdown: nil context", func() { p.Shutdown(nilCtx) })
+	assert.Equal(t, 6, Sum(Default(), []int{1, 2, 3}))
+	assert.Equal(t, 10_000, Sum(Default(), slices.Repeat([]int{1}, 10_000)))
+	ran := make(chan struct{})
+	require.NoError(t, Default().Go(func(*Worker) { close(ran) }))
+	<-ran
+	assert.Equal(t, 7, Do(Default(), func(*Worker) int { return 7 }))
+	require.ErrorIs(t, Default().Close(), ErrDefaultPool, "a second Close")
 }

@@ -181,7 +181,8 @@
 // that was only getting sleepy fails its Sleepy->Sleeping transition and sees
 // the Set. Close returns when every worker goroutine has exited. Shutdown
 // whose context ends first returns a *ShutdownError counting what is still
-// queued and running; the pool drains and stops by itself.
+// queued and running and the workers not yet exited; the pool drains and
+// stops by itself.
 //
 // # Observability
 //

@@ -40,16 +40,26 @@ var ErrGoexit = errors.New("blitz: task called runtime.Goexit")
 // (Default) has already been created: its options can no longer change.
 var ErrDefaultStarted = errors.New("blitz: the default pool has already started")
 
+// ErrDefaultPool is returned by Close and Shutdown when called on the
+// default pool (Default). That pool is shared by the whole program and never
+// closed: closing it would make every later use of it, in any package,
+// panic with ErrClosed. It is left open instead.
+var ErrDefaultPool = errors.New("blitz: the default pool cannot be closed")
+
 // ShutdownError is returned by Shutdown when its context ended before the
-// pool drained. The pool keeps draining: every accepted task still runs.
+// pool shut down: before every accepted task finished and every worker
+// goroutine exited. The pool keeps draining: every accepted task still
+// runs, and the workers exit by themselves after the last one.
 type ShutdownError struct {
 	Queued  int   // tasks accepted and not yet started
 	Running int   // tasks started and not yet finished
+	Workers int   // worker goroutines not yet exited
 	Err     error // the context's error
 }
 
 func (e *ShutdownError) Error() string {
-	return fmt.Sprintf("blitz: shutdown: %v with %d tasks queued and %d running", e.Err, e.Queued, e.Running)
+	return fmt.Sprintf("blitz: shutdown: %v with %d tasks queued, %d running and %d workers not yet exited",
+		e.Err, e.Queued, e.Running, e.Workers)
 }
 
 func (e *ShutdownError) Unwrap() error { return e.Err }

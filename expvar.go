@@ -19,10 +19,10 @@ import (
 //
 // The object's keys are the names of the Stats fields: Workers, Executed,
 // Steals, StealRetries, Injected, JoinsStolen, Sleeps, JoinSleeps, Wakes,
-// Respawns, Queued, Running, Completed, Rejected, Abandoned, Panics, Placement (left out
-// when the pool has no placement), QueueWait and RunTime. Durations are
-// integer nanoseconds, in keys ending in Ns, as in the runtime's memstats.
-// Each histogram is an object:
+// Respawns, Queued, Running, Completed, Rejected, Abandoned, Panics,
+// HandlerPanics, Placement (left out when the pool has no placement),
+// QueueWait and RunTime. Durations are integer nanoseconds, in keys ending in
+// Ns, as in the runtime's memstats. Each histogram is an object:
 //
 //	Count                         durations recorded
 //	SumNs, MeanNs, MaxNs          their sum, mean and maximum
@@ -34,7 +34,12 @@ import (
 //	                              the last bound
 //
 // The Var may be read at any time from any goroutine, also after Close.
-func (p *Pool) Expvar() fmt.Stringer { return statsVar{p} }
+func (p *Pool) Expvar() fmt.Stringer {
+	if p == nil {
+		panic("blitz: Pool.Expvar: nil *Pool")
+	}
+	return statsVar{p}
+}
 
 // statsVar is the value Expvar returns.
 type statsVar struct{ p *Pool }
@@ -51,25 +56,26 @@ func (v statsVar) String() string {
 // statsJSON is the JSON form of Stats that Expvar shows. Its fields and their
 // order follow Stats; expvar_test.go checks that every Stats field is here.
 type statsJSON struct {
-	Workers      int
-	Executed     uint64
-	Steals       uint64
-	StealRetries uint64
-	Injected     uint64
-	JoinsStolen  uint64
-	Sleeps       uint64
-	JoinSleeps   uint64
-	Wakes        uint64
-	Respawns     uint64
-	Placement    []WorkerPlacement `json:",omitempty"`
-	Queued       int
-	Running      int
-	Completed    uint64
-	Rejected     uint64
-	Abandoned    uint64
-	Panics       uint64
-	QueueWait    histogramJSON
-	RunTime      histogramJSON
+	Workers       int
+	Executed      uint64
+	Steals        uint64
+	StealRetries  uint64
+	Injected      uint64
+	JoinsStolen   uint64
+	Sleeps        uint64
+	JoinSleeps    uint64
+	Wakes         uint64
+	Respawns      uint64
+	Placement     []WorkerPlacement `json:",omitempty"`
+	Queued        int
+	Running       int
+	Completed     uint64
+	Rejected      uint64
+	Abandoned     uint64
+	Panics        uint64
+	HandlerPanics uint64
+	QueueWait     histogramJSON
+	RunTime       histogramJSON
 }
 
 // histogramJSON is the JSON form of a Histogram, with its quantiles.
@@ -88,25 +94,26 @@ type histogramJSON struct {
 
 func newStatsJSON(st Stats) statsJSON {
 	return statsJSON{
-		Workers:      st.Workers,
-		Executed:     st.Executed,
-		Steals:       st.Steals,
-		StealRetries: st.StealRetries,
-		Injected:     st.Injected,
-		JoinsStolen:  st.JoinsStolen,
-		Sleeps:       st.Sleeps,
-		JoinSleeps:   st.JoinSleeps,
-		Wakes:        st.Wakes,
-		Respawns:     st.Respawns,
-		Placement:    st.Placement,
-		Queued:       st.Queued,
-		Running:      st.Running,
-		Completed:    st.Completed,
-		Rejected:     st.Rejected,
-		Abandoned:    st.Abandoned,
-		Panics:       st.Panics,
-		QueueWait:    newHistogramJSON(&st.QueueWait),
-		RunTime:      newHistogramJSON(&st.RunTime),
+		Workers:       st.Workers,
+		Executed:      st.Executed,
+		Steals:        st.Steals,
+		StealRetries:  st.StealRetries,
+		Injected:      st.Injected,
+		JoinsStolen:   st.JoinsStolen,
+		Sleeps:        st.Sleeps,
+		JoinSleeps:    st.JoinSleeps,
+		Wakes:         st.Wakes,
+		Respawns:      st.Respawns,
+		Placement:     st.Placement,
+		Queued:        st.Queued,
+		Running:       st.Running,
+		Completed:     st.Completed,
+		Rejected:      st.Rejected,
+		Abandoned:     st.Abandoned,
+		Panics:        st.Panics,
+		HandlerPanics: st.HandlerPanics,
+		QueueWait:     newHistogramJSON(&st.QueueWait),
+		RunTime:       newHistogramJSON(&st.RunTime),
 	}
 }
 

@@ -3,6 +3,8 @@ package blitz
 import (
 	"context"
 	"fmt"
+	"math"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -170,6 +172,88 @@ func FuzzForContext(f *testing.F) {
 		} else {
 			require.NoError(t, err)
 			require.Equal(t, -1, firstNot(hits, 1))
+		}
+	})
+}
+
+// TestForContextExtremeRanges checks that ForContext and MapReduceContext
+// cut ranges wider than MaxInt (hi-lo overflows int) as For does: pieces
+// that tile the range and respect the grain.
+func TestForContextExtremeRanges(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		for _, c := range extremeRanges {
+			what := fmt.Sprintf("ForContext(%d, %d, %d)", c.lo, c.hi, c.grain)
+			var mu sync.Mutex
+			var pieces []piece
+			record := func(lo, hi int) {
+				mu.Lock()
+				pieces = append(pieces, piece{lo, hi})
+				mu.Unlock()
+			}
+			err := layerCall(t, lr, func(r Runner) error {
+				return ForContext(t.Context(), r, c.lo, c.hi, c.grain, func(_ *Worker, lo, hi int) { record(lo, hi) })
+			})
+			require.NoError(t, err, what)
+			checkTiling(t, what, c.lo, c.hi, c.grain, pieces)
+
+			what = fmt.Sprintf("MapReduceContext(%d, %d, %d)", c.lo, c.hi, c.grain)
+			pieces = pieces[:0]
+			type span struct {
+				lo, hi, n int
+				ok        bool
+			}
+			type result struct {
+				s   span
+				err error
+			}
+			got := layerCall(t, lr, func(r Runner) result {
+				s, err := MapReduceContext(t.Context(), r, c.lo, c.hi, c.grain, span{},
+					func(_ *Worker, lo, hi int) span { record(lo, hi); return span{lo, hi, 1, true} },
+					func(a, b span) span { return span{a.lo, b.hi, a.n + b.n, a.ok && b.ok && a.hi == b.lo} })
+				return result{s, err}
+			})
+			require.NoError(t, got.err, what)
+			assert.True(t, got.s.ok, "%s: reduce saw neighbours that do not meet", what)
+			assert.Equal(t, c.lo, got.s.lo, "%s: result's lo", what)
+			assert.Equal(t, c.hi, got.s.hi, "%s: result's hi", what)
+			assert.Len(t, pieces, got.s.n, "%s: mapper calls", what)
+			checkTiling(t, what, c.lo, c.hi, c.grain, pieces)
+		}
+	})
+}
+
+// TestForContextStopsAWideRange runs a loop over a range wider than MaxInt
+// with a grain of 1000, far too many pieces to finish, and cancels its
+// context in the first piece: every piece respects the grain and the loop
+// stops. A piece checks the context just before its body, so at most one
+// piece per worker starts.
+func TestForContextStopsAWideRange(t *testing.T) {
+	const grain = 1000
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		for _, mr := range []bool{false, true} {
+			ctx, cancel := context.WithCancel(t.Context())
+			var calls, wide atomic.Int64
+			body := func(lo, hi int) {
+				calls.Add(1)
+				if uint(hi)-uint(lo) > grain {
+					wide.Add(1)
+				}
+				cancel()
+			}
+			err := layerCall(t, lr, func(r Runner) error {
+				if mr {
+					_, err := MapReduceContext(ctx, r, -2, math.MaxInt, grain, 0,
+						func(_ *Worker, lo, hi int) int { body(lo, hi); return 1 },
+						func(a, b int) int { return a + b })
+					return err
+				}
+				return ForContext(ctx, r, -2, math.MaxInt, grain, func(_ *Worker, lo, hi int) { body(lo, hi) })
+			})
+			cancel()
+			require.ErrorIs(t, err, context.Canceled, "MapReduceContext=%v", mr)
+			assert.Zero(t, wide.Load(), "MapReduceContext=%v: pieces wider than the grain", mr)
+			assert.GreaterOrEqual(t, calls.Load(), int64(1), "MapReduceContext=%v", mr)
+			assert.LessOrEqual(t, calls.Load(), int64(lr.p.Workers()), "MapReduceContext=%v: pieces after the cancel", mr)
 		}
 	})
 }

@@ -148,6 +148,18 @@ func (s *frameStack) ownerAtSlow(d uint32, owner int) *frame {
 	return &(*c)[off].frame
 }
 
+// release drops the chunks beyond the first and the jobs and panics the
+// inline frames still reference, once the worker goroutine has exited for
+// good (Pool.release).
+func (s *frameStack) release() {
+	for i := range s.first {
+		s.first[i].job, s.first[i].panicked = nil, nil
+	}
+	for k := range s.chunks {
+		s.chunks[k].Store(nil)
+	}
+}
+
 // freeFrame makes the frame of the join at depth d free again after its job
 // finished (the latch is Set, or the job ran inline): latch Unset, outcome
 // and thief cleared, and the worker's depth back at d.

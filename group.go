@@ -95,6 +95,9 @@ func (t *groupTask) within(g *Group) bool {
 // (context.Cause), when a task returns an error or panics, or when Wait
 // returns. A nil r panics.
 func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
+	if ctx == nil {
+		panic("blitz: NewGroup: nil context")
+	}
 	g := &Group{}
 	switch r := r.(type) {
 	case *Pool:

@@ -218,6 +218,14 @@ func (q *injector) pop() (j task, enq int64, ok bool) {
 	}
 }
 
+// release drops the blocks of a closed and drained queue (Pool.release):
+// no consumer pops any more, and a claim is refused before it uses the
+// block it loaded. head and tail stay, for Stats.
+func (q *injector) release() {
+	q.headBlock.Store(nil)
+	q.tailBlock.Store(nil)
+}
+
 // close refuses every later claim and returns the number of tasks ever
 // accepted. Idempotent: later calls return the same number.
 func (q *injector) close() uint64 {

@@ -229,7 +229,10 @@ type task interface {
 // runTask runs a submitted task, recovers its panic and hands it (or its
 // Goexit) to the task's finish, records it in the worker's metrics (its
 // queue wait and run time if it was sampled: enq != 0) and counts it
-// finished, however it ended.
+// finished, however it ended. The count is a deferred call of its own, made
+// even if finish ends the goroutine (a panic handler that calls
+// runtime.Goexit, which then replaces the worker as a task's Goexit does):
+// a task that is never counted would keep Close waiting for good.
 func (w *Worker) runTask(t task, enq int64) {
 	p := w.pool
 	var start int64
@@ -238,19 +241,21 @@ func (w *Worker) runTask(t task, enq int64) {
 	}
 	d := w.depth
 	returned := false
+	var pe *PanicError
 	defer func() {
-		var pe *PanicError
-		if !returned {
-			pe = unwinding(recover())
-			w.depth = d
-		}
-		t.finish(w, pe, !returned && pe == nil)
 		var wait, run time.Duration
 		if enq != 0 {
 			wait, run = time.Duration(start-enq), time.Duration(p.now()-start)
 		}
 		w.metrics.done(wait, run, enq != 0, pe != nil)
 		p.rootDone(w)
+	}()
+	defer func() {
+		if !returned {
+			pe = unwinding(recover())
+			w.depth = d
+		}
+		t.finish(w, pe, !returned && pe == nil)
 	}()
 	t.run(w)
 	returned = true

@@ -188,6 +188,9 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 // are done. It is the result-less convenience form of the Join function,
 // with the same panic and Goexit rules.
 func (w *Worker) Join(a, b func(*Worker)) {
+	if w == nil {
+		panic("blitz: Worker.Join: nil *Worker")
+	}
 	if a == nil || b == nil {
 		panic("blitz: Worker.Join: nil function")
 	}

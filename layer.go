@@ -1,6 +1,9 @@
 package blitz
 
-import "sync/atomic"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // The data-parallel layer (slices.go, reduce.go, search.go, scan.go,
 // partition.go, joinn.go, group.go, forcontext.go, seq.go) is built on the
@@ -10,9 +13,15 @@ import "sync/atomic"
 // the runner, the split rule and the generic range driver.
 
 // checkLayerRunner panics, naming the layer function the user called, if r is
-// nil (the nil interface, or a nil *Pool or *Worker). Every layer function
-// checks its Runner before anything else, even for an input it answers
-// without entering the pool.
+// nil (the nil interface, or a nil *Pool or *Worker), or a *Pool that Close
+// or Shutdown has begun to close (an error wrapping ErrClosed, the panic
+// of a call that enters the pool: Pool.run). Every layer function checks its
+// Runner before anything else, even for an input it answers without
+// entering the pool (an empty one, or one short enough for the caller:
+// inlineOnCaller), so that a closed pool fails at every size alike. The
+// check is one atomic load. A *Worker is not checked, nor a closed *Pool
+// given by one of its own tasks (current.go): the tasks that a closing pool
+// still runs may use either.
 func checkLayerRunner(name string, r Runner) {
 	switch r := r.(type) {
 	case *Worker:
@@ -21,10 +30,19 @@ func checkLayerRunner(name string, r Runner) {
 		}
 	case *Pool:
 		if r != nil {
+			if r.closeStarted.Load() && !r.inTask() {
+				panicClosed(name)
+			}
 			return
 		}
 	}
 	panic("blitz: " + name + ": nil Runner")
+}
+
+// panicClosed is the panic of a layer function name given a closed pool:
+// the one do raises when the pool refuses the call.
+func panicClosed(name string) {
+	panic(fmt.Errorf("blitz: %s: %w", name, ErrClosed))
 }
 
 // enterLayer runs fn on a worker of r and returns when it returned; name is
@@ -56,7 +74,8 @@ func doLayer[T any](name string, r Runner, fn func(w *Worker) T) T {
 // Contains, ...) over n elements is cheaper on the calling goroutine than on
 // the pool: r is a *Pool (entering it is a round trip through its queue,
 // microseconds) and n is too small to be worth forking. Such a call runs no
-// user code, so where it runs is invisible. A *Worker is never bypassed: it
+// user code, so where it runs is invisible (a closed pool was refused
+// before, by checkLayerRunner). A *Worker is never bypassed: it
 // is already on the pool, and the range driver runs a short range unsplit.
 func inlineOnCaller(r Runner, n int) bool {
 	_, ok := r.(*Pool)
@@ -81,6 +100,12 @@ const (
 // each split halves the budget, and a span that runs on another worker than
 // the one that created it (it was stolen: some worker is idle) resets the
 // budget to the worker count.
+//
+// Widths are unsigned, as in parallel.go's splitter: ForContext and
+// MapReduceContext take any int range, which may be wider than MaxInt
+// (math.MinInt to math.MaxInt), where hi-lo overflows int. uint(hi)-uint(lo)
+// is the exact width of any span with lo < hi, and lo plus half of it is in
+// range.
 type span struct {
 	lo, hi int
 	splits int // adaptive budget
@@ -96,11 +121,11 @@ func newSpan(w *Worker, lo, hi int) span {
 // (For's fixed grain); otherwise the budget decides, and no half is made
 // shorter than minLen (>= 1).
 func (s *span) trySplit(w *Worker, grain, minLen int) bool {
-	n := s.hi - s.lo
+	n := s.width()
 	if grain > 0 {
-		return n > grain
+		return n > uint(grain)
 	}
-	if n < 2*minLen {
+	if n/2 < uint(minLen) {
 		return false
 	}
 	if i := w.Index(); i != s.origin {
@@ -115,9 +140,12 @@ func (s *span) trySplit(w *Worker, grain, minLen int) bool {
 	return false
 }
 
+// width is the number of indexes in the span, hi-lo without overflow.
+func (s *span) width() uint { return uint(s.hi) - uint(s.lo) }
+
 // halves cuts the span at its middle; both halves are created by w.
 func (s span) halves(w *Worker) (left, right span) {
-	mid := s.lo + (s.hi-s.lo)/2
+	mid := int(uint(s.lo) + s.width()/2)
 	left, right = s, s
 	left.hi, right.lo = mid, mid
 	left.origin, right.origin = w.Index(), w.Index()

@@ -1,9 +1,13 @@
 package blitz
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -193,4 +197,112 @@ func TestLayerNilRunner(t *testing.T) {
 		requirePanicMessage(t, "blitz: ForEach: nil Runner", func() { ForEach(r, []int{1}, func(int) {}) })
 		requirePanicMessage(t, "blitz: Filter: nil Runner", func() { Filter(r, []int(nil), func(int) bool { return true }) })
 	}
+}
+
+// layerCalls are the layer functions that take a Runner (but NewGroup,
+// whose Group reports a closed pool from Go), each called on r with an
+// input of n elements; body counts the user callbacks that ran.
+func layerCalls(body func()) []struct {
+	name string
+	call func(r Runner, n int)
+} {
+	ints := func(n int) []int { return make([]int, n) }
+	pred := func(int) bool { body(); return false }
+	cmpf := func(a, b int) int { body(); return cmp.Compare(a, b) }
+	key := func(x int) int { body(); return x }
+	fn := func(*Worker) { body() }
+	add := func(a, b int) int { body(); return a + b }
+	return []struct {
+		name string
+		call func(r Runner, n int)
+	}{
+		{"ForContext", func(r Runner, n int) {
+			ForContext(context.Background(), r, 0, n, 0, func(*Worker, int, int) { body() })
+		}},
+		{"MapReduceContext", func(r Runner, n int) {
+			MapReduceContext(context.Background(), r, 0, n, 0, 0, func(*Worker, int, int) int { body(); return 0 }, add)
+		}},
+		{"Join3", func(r Runner, n int) {
+			f := func(*Worker) int { body(); return 0 }
+			Join3(r, f, f, f)
+		}},
+		{"JoinAll", func(r Runner, n int) { JoinAll(r, slices.Repeat([]func(*Worker){fn}, n)...) }},
+		{"Partition", func(r Runner, n int) { Partition(r, ints(n), pred) }},
+		{"Reduce", func(r Runner, n int) { Reduce(r, ints(n), 0, add) }},
+		{"Sum", func(r Runner, n int) { Sum(r, ints(n)) }},
+		{"Count", func(r Runner, n int) { Count(r, ints(n), pred) }},
+		{"Min", func(r Runner, n int) { Min(r, ints(n)) }},
+		{"Max", func(r Runner, n int) { Max(r, ints(n)) }},
+		{"MinFunc", func(r Runner, n int) { MinFunc(r, ints(n), cmpf) }},
+		{"MaxFunc", func(r Runner, n int) { MaxFunc(r, ints(n), cmpf) }},
+		{"MinByKey", func(r Runner, n int) { MinByKey(r, ints(n), key) }},
+		{"MaxByKey", func(r Runner, n int) { MaxByKey(r, ints(n), key) }},
+		{"InclusiveScan", func(r Runner, n int) { InclusiveScan(r, ints(n), ints(n), 0, add) }},
+		{"ExclusiveScan", func(r Runner, n int) { ExclusiveScan(r, ints(n), ints(n), 0, add) }},
+		{"Any", func(r Runner, n int) { Any(r, ints(n), pred) }},
+		{"All", func(r Runner, n int) { All(r, ints(n), pred) }},
+		{"ContainsFunc", func(r Runner, n int) { ContainsFunc(r, ints(n), pred) }},
+		{"Contains", func(r Runner, n int) { Contains(r, ints(n), 1) }},
+		{"Index", func(r Runner, n int) { Index(r, ints(n), 1) }},
+		{"IndexFunc", func(r Runner, n int) { IndexFunc(r, ints(n), pred) }},
+		{"LastIndexFunc", func(r Runner, n int) { LastIndexFunc(r, ints(n), pred) }},
+		{"IndexAnyFunc", func(r Runner, n int) { IndexAnyFunc(r, ints(n), pred) }},
+		{"FindAny", func(r Runner, n int) { FindAny(r, ints(n), pred) }},
+		{"ForEachSeq", func(r Runner, n int) { ForEachSeq(r, slices.Values(ints(n)), func(int) { body() }) }},
+		{"ForEach", func(r Runner, n int) { ForEach(r, ints(n), func(int) { body() }) }},
+		{"ForEachIndex", func(r Runner, n int) { ForEachIndex(r, ints(n), func(int, int) { body() }) }},
+		{"MapInPlace", func(r Runner, n int) { MapInPlace(r, ints(n), func(x int) int { body(); return x }) }},
+		{"Map", func(r Runner, n int) { Map(r, ints(n), func(x int) int { body(); return x }) }},
+		{"Fill", func(r Runner, n int) { Fill(r, ints(n), 1) }},
+		{"Filter", func(r Runner, n int) { Filter(r, ints(n), pred) }},
+		{"Chunks", func(r Runner, n int) { Chunks(r, ints(n), 3, func(*Worker, int, []int) { body() }) }},
+		{"Sort", func(r Runner, n int) { Sort(r, ints(n)) }},
+		{"SortFunc", func(r Runner, n int) { SortFunc(r, ints(n), cmpf) }},
+		{"SortByKey", func(r Runner, n int) { SortByKey(r, ints(n), key) }},
+		{"SortStableFunc", func(r Runner, n int) { SortStableFunc(r, ints(n), cmpf) }},
+		{"SortStableByKey", func(r Runner, n int) { SortStableByKey(r, ints(n), key) }},
+		{"IsSorted", func(r Runner, n int) { IsSorted(r, ints(n)) }},
+		{"IsSortedFunc", func(r Runner, n int) { IsSortedFunc(r, ints(n), cmpf) }},
+	}
+}
+
+// TestLayerClosedPool checks that every layer function given a closed
+// *Pool panics with an error wrapping ErrClosed that names it, at every
+// input size: empty, short enough to run on the caller, and long enough to
+// enter the pool; and that no user callback runs.
+func TestLayerClosedPool(t *testing.T) {
+	defer verifyNone(t)
+	p, err := New(WithWorkers(2))
+	require.NoError(t, err)
+	require.NoError(t, p.Close())
+	var ran atomic.Int64
+	calls := layerCalls(func() { ran.Add(1) })
+	for _, c := range calls {
+		for _, n := range []int{0, 1, 2, 100, 2*cheapMinLen + 1, sortInlineMax + 1, sortCheckGrain + 1} {
+			v := catchPanic(func() { c.call(p, n) })
+			err, ok := v.(error)
+			require.Truef(t, ok, "%s(n=%d) on a closed pool: panic %v (%T), want an error", c.name, n, v, v)
+			require.ErrorIsf(t, err, ErrClosed, "%s(n=%d)", c.name, n)
+			require.Truef(t, strings.HasPrefix(err.Error(), "blitz: "+c.name+": "), "%s(n=%d): %q does not name it", c.name, n, err)
+		}
+	}
+	require.Zero(t, ran.Load(), "callbacks run on a closed pool")
+}
+
+// TestLayerNilContext checks that the layer functions that take a context
+// panic with their own message for a nil one, whatever the other arguments.
+func TestLayerNilContext(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		var nilCtx context.Context
+		body := func(*Worker, int, int) {}
+		for _, n := range []int{0, 10} {
+			requirePanicMessage(t, "blitz: ForContext: nil context", func() { ForContext(nilCtx, p, 0, n, 0, body) })
+			requirePanicMessage(t, "blitz: MapReduceContext: nil context", func() {
+				MapReduceContext(nilCtx, p, 0, n, 0, 0, func(*Worker, int, int) int { return 1 }, func(a, b int) int { return a + b })
+			})
+		}
+		requirePanicMessage(t, "blitz: NewGroup: nil context", func() { NewGroup(nilCtx, p) })
+		requireTaskPanics(t, p, "blitz: ForContext: nil context", func(w *Worker) { ForContext(nilCtx, w, 0, 10, 0, body) })
+		requireTaskPanics(t, p, "blitz: NewGroup: nil context", func(w *Worker) { NewGroup(nilCtx, w) })
+	})
 }

@@ -92,6 +92,14 @@ const MaxSpinRounds = 1 << 16
 // a nil one) such a panic crashes the program, as a panic in a plain goroutine
 // does, with the task's own stack in the crash report. Panics in Join, Scope,
 // Run and Do are never sent here: they go back to the caller.
+//
+// h is called on the worker that ran the task, concurrently with other
+// calls of it. If h itself panics, the pool recovers that panic too and goes
+// on, as net/http does with a handler's: it counts it in
+// Stats.HandlerPanics and writes it to the standard logger (package log),
+// with h's stack and the value and stack of the task's panic h was given, so
+// that neither is lost. A runtime.Goexit in h ends h only, as one in a task
+// does: the worker goes on, on a new goroutine (Stats.Respawns).
 func WithPanicHandler(h func(v any, stack []byte)) Option {
 	return func(c *config) { c.panicHandler = h }
 }

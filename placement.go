@@ -349,6 +349,9 @@ func (p *Pool) placementStats() []WorkerPlacement {
 // placement, in words (for example that it is oversubscribed); nil for a
 // pool without placement.
 func (p *Pool) PlacementNotes() []string {
+	if p == nil {
+		panic("blitz: Pool.PlacementNotes: nil *Pool")
+	}
 	if p.place == nil {
 		return nil
 	}

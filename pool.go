@@ -13,7 +13,9 @@ import (
 
 // A Pool is a set of workers that run fork-join work and submitted tasks.
 // Create one with New and release it with Close. All methods are safe for
-// concurrent use.
+// concurrent use. A method called on a nil *Pool panics with a message that
+// names it ("blitz: Pool.Go: nil *Pool"), and so do Do, DoFrom, DoContext
+// and TryDo given a nil *Pool.
 type Pool struct {
 	name         string
 	workers      []*Worker
@@ -57,6 +59,11 @@ type Pool struct {
 	closeStarted atomic.Bool   // the first Close or Shutdown flips it and does the work
 	closed       chan struct{} // closed when the pool has shut down: every worker goroutine exited
 	wg           sync.WaitGroup
+	// live counts the worker goroutines that have not exited: added to by
+	// startWorker before it starts one, subtracted from by each as it
+	// exits (workerExited), a respawn's start before its predecessor's
+	// exit. Loaded by Shutdown for its *ShutdownError.
+	live atomic.Int64
 
 	// rejected counts submissions refused with ErrQueueFull (Stats).
 	// Added to by refused submitters, loaded by Stats.
@@ -64,6 +71,10 @@ type Pool struct {
 	// abandoned counts submissions that gave up waiting for room in the
 	// full queue when their context ended (Stats).
 	abandoned atomic.Uint64
+	// handlerPanics counts the panics of the panic handler itself,
+	// recovered by callHandler (Stats). Added to by the worker that ran
+	// the handler, before it counts the task finished; loaded by Stats.
+	handlerPanics atomic.Uint64
 
 	// epoch is the zero of now(); sampleMask selects the sampled
 	// positions (pos&sampleMask == 0). Immutable after New.
@@ -194,18 +205,40 @@ func splitmix64(x uint64) uint64 {
 
 func (p *Pool) startWorker(w *Worker) {
 	p.wg.Add(1)
+	p.live.Add(1)
 	go w.run()
 }
 
+// workerExited is the last thing a worker goroutine does.
+func (p *Pool) workerExited() {
+	p.live.Add(-1)
+	p.wg.Done()
+}
+
 // Workers returns the number of workers.
-func (p *Pool) Workers() int { return len(p.workers) }
+func (p *Pool) Workers() int {
+	if p == nil {
+		panic("blitz: Pool.Workers: nil *Pool")
+	}
+	return len(p.workers)
+}
 
 // Name returns the pool's name (WithName).
-func (p *Pool) Name() string { return p.name }
+func (p *Pool) Name() string {
+	if p == nil {
+		panic("blitz: Pool.Name: nil *Pool")
+	}
+	return p.name
+}
 
 // Parking returns the parking backend the pool resolved to (never
 // ParkingAuto).
-func (p *Pool) Parking() Parking { return p.backend.kind }
+func (p *Pool) Parking() Parking {
+	if p == nil {
+		panic("blitz: Pool.Parking: nil *Pool")
+	}
+	return p.backend.kind
+}
 
 // sampleMask turns a sampling interval into a mask: the interval rounded up
 // to a power of two, minus one.
@@ -272,15 +305,22 @@ func (p *Pool) signalDrained() {
 // ErrClosed, Run and Do panic with an error wrapping it), lets every task
 // already accepted run to completion — including the work they fork — then
 // stops the workers, wakes the sleeping ones, and returns when every worker
-// goroutine has exited. Nothing is left running (goleak-clean). It is
-// Shutdown without a deadline.
+// goroutine has exited. Nothing is left running (goleak-clean), and the
+// memory the workers used for running work (their deques, join frames and
+// spawn slots, however much a storm of work grew them) is released: a
+// closed pool that stays referenced keeps only what Stats reports, which
+// stays readable. It is Shutdown without a deadline.
 //
 // Close is idempotent: later and concurrent calls wait for the first one to
 // finish and return nil. Called from a task of the same pool it cannot wait
 // for itself: it returns ErrCloseInTask and leaves the pool open (call it
 // from a new goroutine instead). Called from a worker of another pool, it
-// blocks that worker until this pool is drained.
+// blocks that worker until this pool is drained. The default pool (Default)
+// is never closed: Close on it returns ErrDefaultPool and leaves it open.
 func (p *Pool) Close() error {
+	if p == nil {
+		panic("blitz: Pool.Close: nil *Pool")
+	}
 	return p.Shutdown(context.Background())
 }
 
@@ -288,18 +328,29 @@ func (p *Pool) Close() error {
 // It stops accepting work at once (submissions fail with ErrClosed, and
 // submitters waiting for room are woken with it), then waits until every
 // accepted task has finished and the workers have exited. If ctx ends first,
-// it returns a *ShutdownError with the numbers of tasks still queued and
-// running, matching ctx.Err() with errors.Is. Nothing accepted is dropped:
-// the pool goes on draining after such a return and releases its workers by
-// itself when done; a later Close or Shutdown waits for that.
+// it returns by then, with a *ShutdownError giving the numbers of tasks
+// still queued and running and of workers not yet exited, matching ctx.Err()
+// with errors.Is; that includes a pool whose tasks have all finished but
+// whose workers are still exiting (no task queued or running, some
+// workers), as a pool of thousands of workers can be for a while. Nothing
+// accepted is dropped: the pool goes on draining after such a return and
+// releases its workers by itself when done; a later Close or Shutdown waits
+// for that.
 //
 // Shutdown is idempotent and safe to call concurrently with Close and
 // itself. Called from a task of the same pool it returns ErrCloseInTask and
-// leaves the pool open. A nil ctx is a programmer error: Shutdown panics
+// leaves the pool open, and on the default pool (Default) ErrDefaultPool,
+// leaving it open. A nil ctx is a programmer error: Shutdown panics
 // before it changes anything, so the pool stays open and usable.
 func (p *Pool) Shutdown(ctx context.Context) error {
+	if p == nil {
+		panic("blitz: Pool.Shutdown: nil *Pool")
+	}
 	if ctx == nil {
 		panic("blitz: Pool.Shutdown: nil context")
+	}
+	if p == defaultPool.Load() {
+		return ErrDefaultPool
 	}
 	if p.inTask() {
 		return ErrCloseInTask
@@ -320,16 +371,15 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		select {
-		case <-p.drained:
-			// Every accepted task finished; only the workers' exit
-			// (microseconds, no task code) is left: wait for it.
-			<-p.closed
+		case <-p.closed: // both were ready: the pool has shut down
 			return nil
 		default:
 		}
+		// Still draining, or drained with workers left to exit (which
+		// takes a while for thousands of workers): report what is left.
 		var st Stats
 		p.queueStats(&st) // the same consistent reading as Stats
-		return &ShutdownError{Queued: st.Queued, Running: st.Running, Err: ctx.Err()}
+		return &ShutdownError{Queued: st.Queued, Running: st.Running, Workers: int(p.live.Load()), Err: ctx.Err()}
 	}
 }
 
@@ -348,6 +398,29 @@ func (p *Pool) finishClose() {
 		}
 	}
 	p.wg.Wait()
+	p.release()
 	releaseThreads(p.lockedThreads)
 	close(p.closed)
+}
+
+// release drops what only running work needs, once every worker goroutine
+// has exited: the workers' deques (whose rings a storm of forks can have
+// grown to megabytes), the frames beyond the inline ones and the jobs the
+// inline ones still reference, the spawn slots, the scope and context
+// records, and the injector's block. A closed pool that stays referenced
+// then keeps only what Stats, Shutdown and the refused submissions read:
+// the counters and histograms, the injector's positions, the workers'
+// goroutine ids and placement. Nothing else can touch these any more:
+// they belong to worker goroutines, and p.wg.Wait ordered their exit
+// before this; a submission to the closed queue is refused before it
+// looks at a block.
+func (p *Pool) release() {
+	for _, w := range p.workers {
+		w.deque = nil
+		w.frames.release()
+		w.spawns.release()
+		w.lastScope, w.origin = nil, nil
+		w.ctxs.Store(nil)
+	}
+	p.inj.release()
 }

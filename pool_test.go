@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,9 +30,9 @@ func TestShutdownIdle(t *testing.T) {
 }
 
 // TestShutdownIdleEndedContext checks Shutdown with an ended context on a
-// pool that has nothing left to run: there is nothing to report, so it
-// returns nil (as http.Server.Shutdown does with no open connections), never
-// a *ShutdownError saying 0 tasks were queued and 0 running.
+// pool that has no task left to run: it returns nil if the workers have
+// exited by then, and otherwise a *ShutdownError that counts them and no
+// task; never one that says nothing was left. Close then waits for them.
 func TestShutdownIdleEndedContext(t *testing.T) {
 	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
 		require.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "Do")
@@ -39,13 +40,65 @@ func TestShutdownIdleEndedContext(t *testing.T) {
 		// task finished just after.
 		eventually(t, "the Do task counted finished", func() bool { return p.completed() == 1 })
 		err := shutdownW(t, p, cancelled())
-		var se *ShutdownError
-		if errors.As(err, &se) && se.Queued == 0 && se.Running == 0 {
-			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil: nothing was left", err)
-		} else if err != nil {
-			t.Errorf("Shutdown(cancelled) of an idle pool = %v, want nil", err)
+		if err != nil {
+			var se *ShutdownError
+			require.ErrorAs(t, err, &se, "Shutdown(cancelled) of an idle pool")
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.Zero(t, se.Queued, "%v: tasks queued", err)
+			assert.Zero(t, se.Running, "%v: tasks running", err)
+			assert.Positive(t, se.Workers, "%v: an error with nothing left", err)
+			assert.LessOrEqual(t, se.Workers, workers, "%v: workers not yet exited", err)
 		}
+		require.NoError(t, p.Close(), "Close after Shutdown(cancelled)")
+		assert.Zero(t, p.live.Load(), "workers not yet exited after Close")
 	})
+}
+
+// holdWorkerExit makes p wait for one more worker goroutine to exit, as if
+// one of its workers were slow to leave, until release is called: a pool
+// that has drained but not shut down, whatever the scheduling.
+func holdWorkerExit(p *Pool) (release func()) {
+	p.wg.Add(1)
+	p.live.Add(1)
+	return p.workerExited
+}
+
+// TestShutdownDrainedKeepsDeadline checks that Shutdown with an ended or
+// ending context returns on a pool whose tasks have all finished but whose
+// workers have not all exited, with a *ShutdownError that counts those
+// workers and no task, instead of waiting for them. The pool has many
+// workers, as a server's would, and one of them held back by the test; Close
+// after the release waits for all of them.
+func TestShutdownDrainedKeepsDeadline(t *testing.T) {
+	workers := 512
+	if testing.Short() {
+		workers = 64
+	}
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
+			defer verifyNone(t)
+			p, err := New(WithParking(k), WithWorkers(workers))
+			require.NoError(t, err)
+			release := holdWorkerExit(p)
+			short, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+			defer cancel()
+			for _, ctx := range []context.Context{cancelled(), short} {
+				err := shutdownW(t, p, ctx)
+				var se *ShutdownError
+				require.ErrorAs(t, err, &se)
+				require.ErrorIs(t, err, ctx.Err())
+				assert.Zero(t, se.Queued, "tasks queued")
+				assert.Zero(t, se.Running, "tasks running")
+				assert.GreaterOrEqual(t, se.Workers, 1, "workers not yet exited")
+				assert.LessOrEqual(t, se.Workers, workers+1, "workers not yet exited")
+				assert.Contains(t, err.Error(), "not yet exited")
+			}
+			checkRefusesClosed(t, p)
+			release()
+			require.NoError(t, shutdownW(t, p, context.Background()), "Shutdown after the release")
+			require.NoError(t, shutdownW(t, p, cancelled()), "Shutdown(cancelled) of a closed pool")
+		})
+	}
 }
 
 // TestShutdownDrains checks that Shutdown stops accepting at once, then
@@ -547,4 +600,151 @@ func TestDefaultPoolUnderForkJoinLoad(t *testing.T) {
 		assert.Zero(t, wrong.Load(), "wrong results")
 		eventually(t, "every root task counted", func() bool { return p.Stats().Completed == uint64(2*callers) })
 	})
+}
+
+// TestNilReceivers checks that every exported method of Pool and Worker,
+// and the functions that take a *Pool to submit to, panic with a message
+// naming the method for a nil *Pool or *Worker, instead of a nil
+// dereference somewhere inside.
+func TestNilReceivers(t *testing.T) {
+	var p *Pool
+	var w *Worker
+	task := func(*Worker) {}
+	call := func(*Worker) int { return 1 }
+	ctx := context.Background()
+	for _, c := range []struct {
+		msg string
+		f   func()
+	}{
+		{"blitz: Pool.Workers: nil *Pool", func() { p.Workers() }},
+		{"blitz: Pool.Name: nil *Pool", func() { p.Name() }},
+		{"blitz: Pool.Parking: nil *Pool", func() { p.Parking() }},
+		{"blitz: Pool.Stats: nil *Pool", func() { p.Stats() }},
+		{"blitz: Pool.Expvar: nil *Pool", func() { p.Expvar() }},
+		{"blitz: Pool.PlacementNotes: nil *Pool", func() { p.PlacementNotes() }},
+		{"blitz: Pool.Close: nil *Pool", func() { p.Close() }},
+		{"blitz: Pool.Shutdown: nil *Pool", func() { p.Shutdown(ctx) }},
+		{"blitz: Pool.Go: nil *Pool", func() { p.Go(task) }},
+		{"blitz: Pool.TryGo: nil *Pool", func() { p.TryGo(task) }},
+		{"blitz: Pool.GoContext: nil *Pool", func() { p.GoContext(ctx, task) }},
+		{"blitz: Pool.Run: nil *Pool", func() { p.Run(task) }},
+		{"blitz: Pool.RunFrom: nil *Pool", func() { p.RunFrom(nil, task) }},
+		{"blitz: Do: nil *Pool", func() { Do(p, call) }},
+		{"blitz: DoFrom: nil *Pool", func() { DoFrom(nil, p, call) }},
+		{"blitz: DoContext: nil *Pool", func() { DoContext(ctx, p, call) }},
+		{"blitz: TryDo: nil *Pool", func() { TryDo(ctx, p, call) }},
+		{"blitz: Worker.Index: nil *Worker", func() { w.Index() }},
+		{"blitz: Worker.Pool: nil *Worker", func() { w.Pool() }},
+		{"blitz: Worker.Context: nil *Worker", func() { w.Context() }},
+		{"blitz: Worker.Join: nil *Worker", func() { w.Join(task, task) }},
+		{"blitz: Worker.Scope: nil *Worker", func() { w.Scope(func(*Scope) {}) }},
+	} {
+		requirePanicMessage(t, c.msg, c.f)
+	}
+}
+
+// retainedBytes is the memory that p's workers and queue keep for running
+// work, which a closed pool no longer needs: the deques' rings, the frames
+// beyond the inline first chunk and the inline ones that still reference a
+// job, the spawn slots, the scope and context records, and the injector's
+// blocks.
+func retainedBytes(p *Pool) int {
+	n := 0
+	for _, w := range p.workers {
+		if w.deque != nil {
+			n += w.deque.Cap() * 8
+		}
+		for i := range w.frames.first {
+			if f := &w.frames.first[i]; f.job != nil || f.panicked != nil {
+				n += int(unsafe.Sizeof(*f))
+			}
+		}
+		for k := 1; k < maxChunks; k++ {
+			if c := w.frames.chunks[k].Load(); c != nil {
+				n += len(*c) * int(unsafe.Sizeof(paddedFrame{}))
+			}
+		}
+		for k := range w.spawns.chunks {
+			if c := w.spawns.chunks[k].Load(); c != nil {
+				n += len(*c) * int(unsafe.Sizeof(spawnSlot{}))
+			}
+		}
+		if w.lastScope != nil {
+			n += int(unsafe.Sizeof(Scope{}))
+		}
+		if w.origin != nil || w.ctxs.Load() != nil {
+			n += int(unsafe.Sizeof(taskCtx{}))
+		}
+	}
+	for b := p.inj.headBlock.Load(); b != nil; b = b.next.Load() {
+		n += int(unsafe.Sizeof(injBlock{}))
+	}
+	return n
+}
+
+// deepJoin forks d nested joins on w's own stack of frames.
+func deepJoin(w *Worker, d int) {
+	if d > 0 {
+		w.Join(func(w *Worker) { deepJoin(w, d-1) }, func(*Worker) {})
+	}
+}
+
+// TestCloseReleasesWorkerMemory grows every per-worker structure with a
+// storm (joins deeper than the inline frames, a scope whose spawns pile up
+// in one deque while its thieves are held, fire-and-forget tasks over
+// several injector blocks), closes the pool, and checks that the closed
+// pool holds none of it any more, while Stats, Shutdown, Close and the
+// submission paths still answer as documented.
+func TestCloseReleasesWorkerMemory(t *testing.T) {
+	const workers = 4
+	spawns, tasks := 5000, 3*injBlockSize
+	if testing.Short() {
+		spawns = 1000
+	}
+	defer verifyNone(t)
+	p, err := New(WithWorkers(workers), WithLatencySampling(1))
+	require.NoError(t, err)
+	doW(t, p, func(w *Worker) int { deepJoin(w, 4*chunkBase); return 0 })
+	doW(t, p, func(w *Worker) int {
+		gate := make(chan struct{})
+		w.Scope(func(s *Scope) {
+			for range spawns {
+				// Thieves block on the gate: all but workers-1 refs stay
+				// in w's deque until the loop ends.
+				s.Spawn(func(*Worker, *Scope) { <-gate })
+			}
+			close(gate)
+		})
+		return 0
+	})
+	var ran atomic.Int64
+	for range tasks {
+		require.NoError(t, p.Go(func(*Worker) { ran.Add(1) }))
+	}
+	before := retainedBytes(p)
+	grown := false
+	for _, w := range p.workers {
+		grown = grown || w.deque.Cap() > dequeCapacity
+	}
+	require.True(t, grown, "the storm grew no deque")
+	require.Greater(t, before, 64<<10, "the storm grew little")
+
+	require.NoError(t, shutdownW(t, p, context.Background()))
+	assert.Zero(t, retainedBytes(p), "bytes a closed pool still holds (%d before Close)", before)
+
+	// What a closed pool still answers.
+	assert.EqualValues(t, tasks, ran.Load())
+	st := p.Stats()
+	assert.Equal(t, workers, st.Workers)
+	assert.EqualValues(t, tasks+2, st.Completed)
+	assert.EqualValues(t, tasks+2, st.RunTime.Count, "latency samples kept")
+	assert.Positive(t, st.Executed)
+	assert.Equal(t, workers, p.Workers())
+	require.NoError(t, shutdownW(t, p, cancelled()), "Shutdown of a closed pool")
+	require.NoError(t, p.Close(), "Close of a closed pool")
+	checkRefusesClosed(t, p)
+	v := catchPanic(func() { Sum(p, []int{1, 2}) })
+	err, _ = v.(error)
+	require.ErrorIs(t, err, ErrClosed, "Sum on a closed pool")
+	assert.Equal(t, st, p.Stats(), "Stats changed after Close")
 }

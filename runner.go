@@ -7,6 +7,16 @@ package blitz
 // directly, without re-entering the pool. Default returns the pool a
 // program shares when it has no pool of its own.
 //
+// A closed pool is refused at every input size: given a *Pool on which
+// Close or Shutdown has begun, a function that takes a Runner panics with
+// an error wrapping ErrClosed and naming the function (errors.Is(err,
+// ErrClosed)), runs none of its callbacks, and does so even for an input it
+// would have answered on the calling goroutine (an empty one, or a Sum or
+// Sort short enough not to enter the pool). NewGroup is the exception: its
+// Group reports the closed pool from Go and Wait. A task that a closing pool
+// still runs may go on using the pool's functions with its *Worker, or with
+// the *Pool itself (which then runs the call on the task's worker).
+//
 // Runner is sealed: only *Pool and *Worker implement it. A task that passes
 // its own pool (or Default(), when it runs there) instead of its *Worker
 // gets the same: the call runs on the task's worker (see "Calls from inside

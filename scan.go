@@ -1,6 +1,9 @@
 package blitz
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // This file holds the prefix scans, InclusiveScan and ExclusiveScan. Both
 // take two passes over pieces of src (a parallel scan cannot avoid touching
@@ -26,8 +29,11 @@ const scanMinPiece = 256
 // parallel, and returns the fold of all of src (identity for an empty src).
 // op must be associative and identity its identity element; op is called
 // about twice per element, in no particular order. dst and src must have the
-// same length and be the same slice (an in-place scan) or not overlap. A nil
-// op or a length mismatch panics.
+// same length and be the same slice (an in-place scan: dst starts at src's
+// first element) or not overlap. A nil op, a length mismatch, or a dst that
+// overlaps src without starting at the same element (a window of the same
+// array shifted by some elements, whose result would be wrong) panics before
+// anything is written.
 func InclusiveScan[S ~[]E, E any](r Runner, dst, src S, identity E, op func(a, b E) E) E {
 	return scan("InclusiveScan", r, dst, src, identity, op, true)
 }
@@ -47,6 +53,9 @@ func scan[S ~[]E, E any](name string, r Runner, dst, src S, identity E, op func(
 	checkLayerRunner(name, r)
 	if len(dst) != len(src) {
 		panic(fmt.Sprintf("blitz: %s: len(dst) = %d, len(src) = %d", name, len(dst), len(src)))
+	}
+	if overlapsPartly(dst, src) {
+		panic("blitz: " + name + ": dst and src overlap but do not start at the same element")
 	}
 	n := len(src)
 	if n == 0 {
@@ -85,6 +94,28 @@ func scan[S ~[]E, E any](name string, r Runner, dst, src S, identity E, op func(
 		})
 		return prefix[k-1]
 	})
+}
+
+// overlapsPartly reports whether a and b share memory without starting at
+// the same address: a scan of src into such a dst would read elements it
+// had already overwritten, and pieces would race on elements that are
+// one's dst and another's src. The address ranges are compared as integers,
+// as the standard library's slices package does for its insertions: the
+// collector never moves heap memory, and either slice keeps its array
+// alive for the call. Zero-size elements never overlap.
+func overlapsPartly[E any](a, b []E) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(a[0])
+	if size == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if pa == pb {
+		return false
+	}
+	return pa < pb+uintptr(len(b))*size && pb < pa+uintptr(len(a))*size
 }
 
 // scanPiece scans src into dst starting from acc and returns the fold of

@@ -147,3 +147,40 @@ func FuzzScan(f *testing.F) {
 		require.Equal(t, wantTotal, total)
 	})
 }
+
+// TestScanPartialOverlap checks that a dst that overlaps src without being
+// it (a shifted window of the same array, either way) is refused with a
+// panic before anything is written, at every size, while the in-place scan
+// (dst starting where src starts) still works at sizes that the scan cuts
+// into pieces for several workers.
+func TestScanPartialOverlap(t *testing.T) {
+	for _, workers := range []int{1, 8} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
+				add := func(a, b int) int { return a + b }
+				for _, n := range []int{2, 3 * scanMinPiece, 50_000} {
+					for _, name := range []string{"InclusiveScan", "ExclusiveScan"} {
+						scan := ExclusiveScan[[]int, int]
+						if name == "InclusiveScan" {
+							scan = InclusiveScan[[]int, int]
+						}
+						for _, shift := range []int{1, n / 2, n - 1} {
+							buf := randInts(n+shift, 100, uint64(shift))
+							orig := slices.Clone(buf)
+							msg := "blitz: " + name + ": dst and src overlap but do not start at the same element"
+							requirePanicMessage(t, msg, func() { scan(p, buf[shift:], buf[:n], 0, add) })
+							requirePanicMessage(t, msg, func() { scan(p, buf[:n], buf[shift:], 0, add) })
+							requireEqualSlices(t, orig, buf, name+": written before the refusal")
+						}
+						// In place, through two headers of the same elements.
+						buf := randInts(n, 100, 3)
+						want, wantTotal := seqScan(buf, 0, add, name == "InclusiveScan")
+						total := scan(p, buf[:n:n], buf, 0, add)
+						requireEqualSlices(t, want, buf, name+": in place")
+						require.Equal(t, wantTotal, total, name+": in-place total")
+					}
+				}
+			})
+		})
+	}
+}

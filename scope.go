@@ -52,6 +52,9 @@ const (
 // one called runtime.Goexit (and none panicked), the caller's goroutine
 // exits after all finished. A nil fn panics.
 func (w *Worker) Scope(fn func(s *Scope)) {
+	if w == nil {
+		panic("blitz: Worker.Scope: nil *Worker")
+	}
 	if fn == nil {
 		panic("blitz: Worker.Scope: nil function")
 	}

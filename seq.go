@@ -18,8 +18,12 @@ import (
 // concurrent use.
 //
 // If f panics, ForEachSeq stops pulling from seq, lets the batches already
-// handed out finish, and panics in the caller with a *PanicError. A seq
-// that blocks holds the consuming worker. Nil seq or f panics.
+// handed out finish, and panics in the caller with a *PanicError. If seq
+// panics, every value it handed over before (every yield that returned
+// true) is still given to f, and then the panic reaches the caller in the
+// same way; a Goexit in seq likewise lets those values be processed, then
+// ends the caller's goroutine. A seq that blocks holds the consuming
+// worker. Nil seq or f panics.
 func ForEachSeq[T any](r Runner, seq iter.Seq[T], f func(T)) {
 	if seq == nil {
 		panic("blitz: ForEachSeq: nil sequence")
@@ -54,23 +58,33 @@ type seqBridge[T any] struct {
 }
 
 // produce pulls seq into batches and dispatches them.
+//
+// batch holds the values seq handed over (their yields returned true) that
+// no batch dispatched yet; it is emptied before each dispatch, so that a
+// panic in f on this goroutine leaves nothing in it. If seq itself panics
+// or calls runtime.Goexit, the deferred dispatch still hands those values
+// to f before the panic or Goexit goes on to the scope.
 func (b *seqBridge[T]) produce(s *Scope, seq iter.Seq[T]) {
 	size := 1
 	batch := b.buffer(size)
+	defer func() {
+		if len(batch) > 0 {
+			b.dispatch(s, batch)
+		}
+	}()
 	for x := range seq {
 		batch = append(batch, x)
 		if len(batch) < size {
 			continue
 		}
-		b.dispatch(s, batch)
+		full := batch
+		batch = nil
+		b.dispatch(s, full)
 		if b.stop.Load() {
 			return
 		}
 		size = min(2*size, seqMaxBatch)
 		batch = b.buffer(size)
-	}
-	if len(batch) > 0 {
-		b.dispatch(s, batch)
 	}
 }
 

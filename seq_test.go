@@ -3,6 +3,7 @@ package blitz
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -67,6 +68,49 @@ func TestForEachSeqStopsPullingAfterAPanic(t *testing.T) {
 			// stops there.
 			bound := int64(at + (seqBatchesPerWorker+2)*seqMaxBatch)
 			require.LessOrEqual(t, produced, bound, "values pulled after the panic")
+		}
+	})
+}
+
+// TestForEachSeqIteratorPanics checks that when seq panics (or calls
+// runtime.Goexit) after handing over some values, every value whose yield
+// returned true is still processed, once, before the panic reaches the
+// caller as a *PanicError (or the Goexit ends the caller's goroutine): the
+// batch seq was filling is not dropped.
+func TestForEachSeqIteratorPanics(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		for _, n := range []int{0, 1, 2, 3, 1000, 5000} {
+			for _, goexit := range []bool{false, true} {
+				what := fmt.Sprintf("n=%d goexit=%v", n, goexit)
+				hits := make([]atomic.Int32, n)
+				var accepted atomic.Int64
+				seq := func(yield func(int) bool) {
+					for i := range n {
+						if !yield(i) {
+							return
+						}
+						accepted.Add(1)
+					}
+					if goexit {
+						runtime.Goexit()
+					}
+					panic("iterator")
+				}
+				call := func(r Runner) { ForEachSeq(r, seq, func(x int) { hits[x].Add(1) }) }
+				if goexit {
+					require.True(t, exitsGoroutine(t, func() {
+						if lr.onWorker {
+							lr.p.Run(f2w(call))
+						} else {
+							call(lr.p)
+						}
+					}), "%s: the caller's goroutine did not exit", what)
+				} else {
+					requirePanicError(t, layerPanic(t, lr, call), "iterator")
+				}
+				require.EqualValues(t, n, accepted.Load(), what)
+				require.Equalf(t, -1, firstNot(hits, 1), "%s: a handed-over value was processed other than once", what)
+			}
 		}
 	})
 }

@@ -18,7 +18,7 @@ import (
 // goroutine without entering the pool. Sort allocates nothing per element:
 // a few small objects per call, more with more workers.
 func Sort[S ~[]E, E cmp.Ordered](r Runner, s S) {
-	checkRunner(r, "Sort")
+	checkLayerRunner("Sort", r)
 	if len(s) <= sortInlineMax {
 		pdqsortOrdered(nil, pdqRootOrdered(nil, s))
 		return
@@ -36,9 +36,11 @@ func Sort[S ~[]E, E cmp.Ordered](r Runner, s S) {
 // As with Sort, a short slice is sorted by the calling goroutine. If cmp
 // panics, SortFunc panics in the caller with a *PanicError, as Join does,
 // once every piece in progress has stopped; s then holds its original
-// elements in an unspecified order. A nil cmp panics.
+// elements in an unspecified order. That holds at every length, for a sort
+// run by the caller too, and for panic(nil) (with GODEBUG=panicnil=1 as
+// well: its Value is then a *runtime.PanicNilError). A nil cmp panics.
 func SortFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
-	checkRunner(r, "SortFunc")
+	checkLayerRunner("SortFunc", r)
 	if cmp == nil {
 		panic("blitz: SortFunc: nil comparison function")
 	}
@@ -49,8 +51,10 @@ func SortFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 // the function the user called.
 func sortFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 	if len(s) <= sortInlineMax {
-		defer repanicSort()
+		sorted := false
+		defer repanicSort(&sorted)
 		pdqsortFunc(nil, pdqRootFunc(nil, s, cmp))
+		sorted = true
 		return
 	}
 	sortEnter(name, r, func(w *Worker) { pdqsortFunc(w, pdqRootFunc(w, s, cmp)) })
@@ -62,7 +66,7 @@ func sortFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 // when it is costly, sort a slice of precomputed keys instead. The sort is
 // not stable: see SortStableByKey. A nil key panics.
 func SortByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
-	checkRunner(r, "SortByKey")
+	checkLayerRunner("SortByKey", r)
 	if key == nil {
 		panic("blitz: SortByKey: nil key function")
 	}
@@ -73,7 +77,7 @@ func SortByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
 // as slices.IsSorted does. Long slices are checked in parallel on r, and the
 // check stops early once a worker finds a pair out of order.
 func IsSorted[S ~[]E, E cmp.Ordered](r Runner, s S) bool {
-	checkRunner(r, "IsSorted")
+	checkLayerRunner("IsSorted", r)
 	if len(s) <= sortCheckGrain {
 		return isSortedOrdered(nil, s)
 	}
@@ -84,15 +88,19 @@ func IsSorted[S ~[]E, E cmp.Ordered](r Runner, s S) bool {
 
 // IsSortedFunc reports whether s is sorted in ascending order as determined
 // by cmp (see SortFunc), as slices.IsSortedFunc does, in parallel and with
-// an early exit like IsSorted. A nil cmp panics.
+// an early exit like IsSorted. A panic in cmp reaches the caller as
+// SortFunc's does. A nil cmp panics.
 func IsSortedFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) bool {
-	checkRunner(r, "IsSortedFunc")
+	checkLayerRunner("IsSortedFunc", r)
 	if cmp == nil {
 		panic("blitz: IsSortedFunc: nil comparison function")
 	}
 	if len(s) <= sortCheckGrain {
-		defer repanicSort()
-		return isSortedFunc(nil, s, cmp)
+		returned := false
+		defer repanicSort(&returned)
+		sorted := isSortedFunc(nil, s, cmp)
+		returned = true
+		return sorted
 	}
 	var sorted bool
 	sortEnter("IsSortedFunc", r, func(w *Worker) { sorted = isSortedFunc(w, s, cmp) })
@@ -137,28 +145,15 @@ const (
 	sortDecreasing        // every sample was in strictly descending order
 )
 
-// checkRunner panics with a message naming fn when r is nil, or a nil
-// *Pool or *Worker.
-func checkRunner(r Runner, fn string) {
-	nilRunner := r == nil
-	switch r := r.(type) {
-	case *Pool:
-		nilRunner = r == nil
-	case *Worker:
-		nilRunner = r == nil
-	}
-	if nilRunner {
-		panic("blitz: " + fn + ": nil Runner")
-	}
-}
-
 // sortEnter runs fn on r: on a worker of the pool when r is a *Pool, on r
 // itself when it is a *Worker. A panic in fn reaches the caller as a
 // *PanicError either way, as Pool.Run delivers it.
 func sortEnter(name string, r Runner, fn func(w *Worker)) {
 	if w, ok := r.(*Worker); ok {
-		defer repanicSort()
+		returned := false
+		defer repanicSort(&returned)
 		fn(w)
+		returned = true
 		return
 	}
 	r.enter(name, fn)
@@ -166,10 +161,16 @@ func sortEnter(name string, r Runner, fn func(w *Worker)) {
 
 // repanicSort, deferred by a sort that runs on the caller's goroutine,
 // turns a panic of the comparison into the *PanicError that the same sort
-// would raise through the pool.
-func repanicSort() {
-	if v := recover(); v != nil {
-		panic(newPanicError(v))
+// would raise through the pool. *returned is set by the sort after its last
+// call of the comparison: a sort that did not get there is unwinding, and
+// unwinding tells a panic from a Goexit (which goes on), so that panic(nil)
+// under GODEBUG=panicnil=1, which recover reports as nil, is still a panic,
+// as it is through the pool (callInline has the same shape).
+func repanicSort(returned *bool) {
+	if !*returned {
+		if pe := unwinding(recover()); pe != nil {
+			panic(pe)
+		}
 	}
 }
 

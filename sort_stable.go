@@ -15,9 +15,10 @@ import "cmp"
 //
 // If cmp panics, SortStableFunc panics in the caller with a *PanicError once
 // every piece in progress has stopped; s then holds its original elements
-// in an unspecified order. A nil cmp panics.
+// in an unspecified order. As for SortFunc, that holds at every length and
+// for panic(nil). A nil cmp panics.
 func SortStableFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
-	checkRunner(r, "SortStableFunc")
+	checkLayerRunner("SortStableFunc", r)
 	if cmp == nil {
 		panic("blitz: SortStableFunc: nil comparison function")
 	}
@@ -30,7 +31,7 @@ func SortStableFunc[S ~[]E, E any](r Runner, s S, cmp func(a, b E) int) {
 // come first). key is called twice per comparison, from several workers at
 // once. A nil key panics.
 func SortStableByKey[S ~[]E, E any, K cmp.Ordered](r Runner, s S, key func(E) K) {
-	checkRunner(r, "SortStableByKey")
+	checkLayerRunner("SortStableByKey", r)
 	if key == nil {
 		panic("blitz: SortStableByKey: nil key function")
 	}
@@ -91,14 +92,18 @@ func sortStableFunc[E any](name string, r Runner, s []E, cmp func(a, b E) int) {
 		return
 	}
 	if n <= stableInsertionMax {
-		defer repanicSort()
+		sorted := false
+		defer repanicSort(&sorted)
 		insertionSortFunc(s, 0, n, cmp)
+		sorted = true
 		return
 	}
 	c := &stableCtx[E]{v: s, buf: make([]E, n), cmp: cmp, rec: stableRun[E]}
 	if n <= stableJoinMin {
-		defer repanicSort()
+		sorted := false
+		defer repanicSort(&sorted)
 		stableSortSeq(c, 0, n, false)
+		sorted = true
 		return
 	}
 	// The parallel levels halve the slice until pieces are no longer than

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -466,6 +468,42 @@ func TestSortComparatorPanics(t *testing.T) {
 						// No element was lost or repeated.
 						requireSameElements(t, src, s, "%s n=%d at=%d", sc.name, n, at)
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestSortComparatorPanicsNil checks, in a child process running with
+// GODEBUG=panicnil=1 (where recover returns nil for panic(nil), as for a
+// Goexit), that panic(nil) in a comparison reaches the caller as a
+// *PanicError with a *runtime.PanicNilError value at every size and through
+// either Runner: the sorts that run on the caller's goroutine or on the
+// caller's *Worker recover it themselves and must not take it for a normal
+// return.
+func TestSortComparatorPanicsNil(t *testing.T) {
+	if os.Getenv("BLITZ_PANICNIL_CHILD") != "1" {
+		runChild(t, "TestSortComparatorPanicsNil", "GODEBUG=panicnil=1", "BLITZ_PANICNIL_CHILD=1")
+		return
+	}
+	require.Nil(t, catchPanic(func() { panic(nil) }), "the child does not run with panicnil=1")
+	withSortPools(t, func(t *testing.T, p *Pool) {
+		for _, viaWorker := range []bool{false, true} {
+			for _, n := range []int{2, sortInsertionMax + 5, stableInsertionMax + 5, sortInlineMax, sortInlineMax + 1, stableJoinMin*2 + 1} {
+				src := make([]int, n)
+				for i := range src {
+					src[i] = n - i
+				}
+				for _, sc := range sortCalls() {
+					s := slices.Clone(src)
+					var v any
+					onRunner(t, p, viaWorker, func(r Runner) {
+						v = catchPanic(func() { sc.run(r, s, func(a, b int) int { panic(nil) }) })
+					})
+					pe, ok := v.(*PanicError)
+					require.True(t, ok, "%s n=%d worker=%v: recovered %T %v, want *PanicError", sc.name, n, viaWorker, v, v)
+					require.IsType(t, new(runtime.PanicNilError), pe.Value, "%s n=%d worker=%v", sc.name, n, viaWorker)
+					requireSameElements(t, src, s, "%s n=%d worker=%v", sc.name, n, viaWorker)
 				}
 			}
 		}

@@ -114,6 +114,17 @@ func (s *spawnSlots) freeRemote(sl *spawnSlot, i uint32) {
 	}
 }
 
+// release drops every chunk, once no worker goroutine of the pool can
+// resolve a ref any more (Pool.release). The slots are free then: every
+// spawned task ran before the pool drained.
+func (s *spawnSlots) release() {
+	for k := range s.chunks {
+		s.chunks[k].Store(nil)
+	}
+	s.free, s.n = 0, 0
+	s.remote.Store(0)
+}
+
 // grow creates the next chunk and makes its slots the free list. Owner
 // only, with the free list empty.
 func (s *spawnSlots) grow() {

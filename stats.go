@@ -77,6 +77,11 @@ type Stats struct {
 	// went to the panic handler (Go) or back to the caller (Do, DoContext,
 	// TryDo, Run).
 	Panics uint64
+	// HandlerPanics counts the panics of the panic handler itself
+	// (WithPanicHandler), each recovered and logged; the pool went on.
+	// Every one is also counted in Panics, as the task whose panic the
+	// handler was given.
+	HandlerPanics uint64
 	// QueueWait is the distribution of the time the sampled tasks waited
 	// between acceptance and start; RunTime of the time they ran. One task
 	// in WithLatencySampling's interval is sampled, so the histograms'
@@ -110,6 +115,9 @@ func (s *workerStats) add(p *uint64, n uint64) { atomics.StoreRelease64(p, *p+n)
 // counters, but a task counted in Completed has its latency samples and its
 // panic in the same snapshot.
 func (p *Pool) Stats() Stats {
+	if p == nil {
+		panic("blitz: Pool.Stats: nil *Pool")
+	}
 	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Placement: p.placementStats()}
 	// The queue counters first: the worker records a task's metrics before
 	// rootDone's release store of its finished count, so the metrics
@@ -155,6 +163,9 @@ func (p *Pool) queueStats(st *Stats) {
 	}
 	st.Rejected = p.rejected.Load()
 	st.Abandoned = p.abandoned.Load()
+	// After the finished counts: a task counted there has its handler's
+	// panic counted (callHandler adds before rootDone's release store).
+	st.HandlerPanics = p.handlerPanics.Load()
 }
 
 // countingParker wraps a worker's parker to count sleeps and wakes. Park is

@@ -3,6 +3,7 @@ package blitz
 import (
 	"context"
 	"fmt"
+	"log"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,9 @@ import (
 // goroutine does, reporting fn's own stack. A Goexit in fn ends fn only. A
 // nil fn panics.
 func (p *Pool) Go(fn func(w *Worker)) error {
+	if p == nil {
+		panic("blitz: Pool.Go: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.Go: nil function")
 	}
@@ -48,6 +52,9 @@ func (p *Pool) Go(fn func(w *Worker)) error {
 // never runs, and Stats.Rejected counts the refusal. It returns ErrClosed
 // once Close has begun. Without a capacity TryGo is Go. A nil fn panics.
 func (p *Pool) TryGo(fn func(w *Worker)) error {
+	if p == nil {
+		panic("blitz: Pool.TryGo: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.TryGo: nil function")
 	}
@@ -60,6 +67,9 @@ func (p *Pool) TryGo(fn func(w *Worker)) error {
 // the bound, as Go is). fn and everything it forks see ctx as
 // w.Context(). A nil fn or a nil ctx panics.
 func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
+	if p == nil {
+		panic("blitz: Pool.GoContext: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.GoContext: nil function")
 	}
@@ -121,21 +131,27 @@ func (g goJob) finish(w *Worker, pe *PanicError, _ bool) {
 		return
 	}
 	if h := w.pool.panicHandler; h != nil {
-		callHandler(h, pe)
+		callHandler(w.pool, h, pe)
 	} else {
 		go crash(pe)
 	}
 }
 
-// callHandler gives a task's panic to the handler. A panic in the handler
-// itself crashes the program (it must not unwind into the joins this worker
-// may be helping, which would report it as theirs).
-func callHandler(h func(any, []byte), pe *PanicError) {
+// callHandler gives a task's panic to p's handler h. A panic in the handler
+// itself must not unwind into the joins this worker may be helping (which
+// would report it as theirs), and a server's pool must not die of it: it is
+// recovered here, counted (Stats.HandlerPanics) and written to the standard
+// logger with its stack and the task's panic it was handling, which would
+// otherwise be lost too (WithPanicHandler). A Goexit in the handler goes
+// on, as a Goexit in the task would (runTask still counts the task).
+func callHandler(p *Pool, h func(any, []byte), pe *PanicError) {
 	ok := false
 	defer func() {
 		if !ok {
-			if pe := unwinding(recover()); pe != nil {
-				go crash(pe)
+			if hpe := unwinding(recover()); hpe != nil {
+				p.handlerPanics.Add(1)
+				log.Printf("blitz: pool %q: the panic handler panicked: %v\n%s\nwhile handling the panic of a task: %v\n%s",
+					p.name, hpe.Value, hpe.Stack, pe.Value, pe.Stack)
 			}
 		}
 	}()
@@ -161,6 +177,9 @@ func crash(pe *PanicError) { panic(pe) }
 // wrapping ErrClosed. A nil fn panics. DoContext is the form that returns
 // these as errors and honours a context.
 func (p *Pool) Run(fn func(w *Worker)) {
+	if p == nil {
+		panic("blitz: Pool.Run: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.Run: nil function")
 	}
@@ -174,8 +193,11 @@ func (p *Pool) run(name string, fn func(w *Worker)) {
 }
 
 // Do runs fn on a worker of p, waits for it and returns its result. It is Run
-// with a result; the same rules apply.
+// with a result; the same rules apply. A nil p panics.
 func Do[T any](p *Pool, fn func(w *Worker) T) T {
+	if p == nil {
+		panic("blitz: Do: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Do: nil function")
 	}
@@ -210,14 +232,20 @@ func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 // rules are Run's (doc.go, "Panics and Goexit"); do not hold a lock across
 // RunFrom that tasks of w's pool take ("Locks around fork-join").
 func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
+	if p == nil {
+		panic("blitz: Pool.RunFrom: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: Pool.RunFrom: nil function")
 	}
 	doFrom(w, p, func(w *Worker) struct{} { fn(w); return struct{}{} }, "Pool.RunFrom")
 }
 
-// DoFrom is RunFrom with a result.
+// DoFrom is RunFrom with a result. A nil p panics.
 func DoFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T) T {
+	if p == nil {
+		panic("blitz: DoFrom: nil *Pool")
+	}
 	if fn == nil {
 		panic("blitz: DoFrom: nil function")
 	}
@@ -290,17 +318,23 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 // another goroutine, so that a Goexit in fn ends fn only) and DoContext
 // returns when fn returns, its result delivered; from a task of another
 // pool, the task's worker serves its own pool while it waits, and an ended
-// ctx returns once that worker has finished the job it is running. A nil fn
-// or a nil ctx panics.
+// ctx returns once that worker has finished the job it is running. A nil p,
+// fn or ctx panics.
 func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	if p == nil {
+		panic("blitz: DoContext: nil *Pool")
+	}
 	return doContext(ctx, p, fn, true, "DoContext")
 }
 
 // TryDo is DoContext that does not wait for room: with a full queue it
 // returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
-// A server answers that with 503 Service Unavailable. A nil fn or a nil ctx
+// A server answers that with 503 Service Unavailable. A nil p, fn or ctx
 // panics.
 func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
+	if p == nil {
+		panic("blitz: TryDo: nil *Pool")
+	}
 	return doContext(ctx, p, fn, false, "TryDo")
 }
 

@@ -1,10 +1,12 @@
 package blitz
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"os"
 	"os/exec"
@@ -881,6 +883,119 @@ func TestGoPanicHandler(t *testing.T) {
 		within(t, "Goexit task", func() { <-done })
 		assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "after")
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers, for a log
+// output that workers write to.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestPanicHandlerPanics runs a storm of panicking Go tasks, submitted from
+// several goroutines at once, on a pool whose panic handler itself panics
+// for every other task. The pool survives: the handler saw every task's
+// panic, every panic of the handler is counted in Stats.HandlerPanics and
+// logged (standard logger) with its value, its stack and the task panic it
+// was handling, and the pool still runs work afterwards.
+func TestPanicHandlerPanics(t *testing.T) {
+	var logged syncBuffer
+	defer log.SetOutput(log.Writer())
+	defer log.SetFlags(log.Flags())
+	log.SetOutput(&logged)
+	log.SetFlags(0)
+	const submitters = 4
+	perSubmitter := 250
+	if testing.Short() {
+		perSubmitter = 50
+	}
+	total := submitters * perSubmitter
+	for _, workers := range []int{1, 2, 8} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			start := len(logged.String())
+			seen := make([]atomic.Int32, total)
+			handler := func(v any, _ []byte) {
+				i := v.(int)
+				seen[i].Add(1)
+				if i%2 == 0 {
+					panic(fmt.Sprintf("handler panic %d", i))
+				}
+			}
+			defer verifyNone(t)
+			p, err := New(WithWorkers(workers), WithPanicHandler(handler))
+			require.NoError(t, err)
+			together(t, "submitters", submitters, func(s int) {
+				for k := range perSubmitter {
+					i := s*perSubmitter + k
+					if err := p.Go(func(*Worker) { panicInTask(i) }); err != nil {
+						t.Errorf("Go: %v", err)
+					}
+				}
+			})
+			assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "during the storm")
+			require.NoError(t, shutdownW(t, p, context.Background()))
+			// Close waited for every accepted task: the counts are final.
+			st := p.Stats()
+			assert.EqualValues(t, total+1, st.Completed, "tasks completed")
+			assert.EqualValues(t, total, st.Panics, "task panics")
+			assert.EqualValues(t, total/2, st.HandlerPanics, "handler panics")
+			require.Equal(t, -1, firstNot(seen, 1), "a task panic the handler saw other than once")
+			out := logged.String()[start:]
+			assert.Equal(t, total/2, strings.Count(out, "the panic handler panicked"), "handler panics logged")
+			for _, i := range []int{0, total - 2} {
+				assert.Contains(t, out, fmt.Sprintf("the panic handler panicked: handler panic %d\n", i))
+				assert.Contains(t, out, fmt.Sprintf("while handling the panic of a task: %d\n", i))
+			}
+			assert.Contains(t, out, "TestPanicHandlerPanics", "the handler's stack")
+			assert.Contains(t, out, "panicInTask", "the task's stack")
+			assert.NotContains(t, out, "the panic handler panicked: handler panic 1\n", "an odd task's handler did not panic")
+		})
+	}
+}
+
+// TestPanicHandlerGoexits runs panicking Go tasks on a pool whose panic
+// handler calls runtime.Goexit: like a Goexit in a task, it ends the
+// handler's goroutine, whose worker is replaced, and each task still counts
+// as finished, so Close returns and the pool works meanwhile.
+func TestPanicHandlerGoexits(t *testing.T) {
+	tasks := 200
+	if testing.Short() {
+		tasks = 50
+	}
+	for _, workers := range []int{1, 2, 8} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			defer verifyNone(t)
+			var handled atomic.Int64
+			p, err := New(WithWorkers(workers), WithPanicHandler(func(any, []byte) {
+				handled.Add(1)
+				runtime.Goexit()
+			}))
+			require.NoError(t, err)
+			for i := range tasks {
+				require.NoError(t, p.Go(func(*Worker) { panicInTask(i) }))
+			}
+			assert.EqualValues(t, 55, doW(t, p, func(w *Worker) int { return fibArgs(w, 10) }), "during the storm")
+			require.NoError(t, shutdownW(t, p, context.Background()))
+			st := p.Stats()
+			assert.EqualValues(t, tasks, handled.Load(), "handler calls")
+			assert.EqualValues(t, tasks+1, st.Completed, "tasks completed")
+			assert.EqualValues(t, tasks, st.Panics, "task panics")
+			assert.EqualValues(t, tasks, st.Respawns, "workers replaced")
+			assert.Zero(t, st.HandlerPanics, "a Goexit is no panic")
+		})
+	}
 }
 
 // TestGoPanicCrashes checks the default: a panic in a Go task without a

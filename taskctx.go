@@ -55,6 +55,9 @@ type taskCtx struct {
 //		return blitz.ForContext(w.Context(), w, 0, n, grain, body)
 //	})
 func (w *Worker) Context() context.Context {
+	if w == nil {
+		panic("blitz: Worker.Context: nil *Worker")
+	}
 	if w.origin == nil {
 		return context.Background()
 	}

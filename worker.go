@@ -15,6 +15,8 @@ import (
 // A Worker is one of a pool's workers, handed to every function the pool
 // runs. Go has no thread-local storage, so fork-join code passes the Worker it
 // was given to Join, Scope, For and MapReduce (as Spice passes its *Task).
+// A method called on a nil *Worker panics with a message that names it
+// ("blitz: Worker.Join: nil *Worker").
 //
 // A Worker belongs to the goroutine it was handed to, for the duration of the
 // call it was handed in: using it from another goroutine, or after that call
@@ -27,10 +29,11 @@ import (
 type Worker struct {
 	_ atomics.Pad
 
-	// Immutable after New; read by the owner and by thieves (deque,
-	// index) and Stats. Kept off the owner's hot line below, so that a
-	// thief polling this worker's deque does not steal the line the owner
-	// writes on every join.
+	// Immutable after New (but for deque, dropped by Pool.release once
+	// every worker goroutine of a closed pool has exited); read by the
+	// owner and by thieves (deque, index) and Stats. Kept off the owner's
+	// hot line below, so that a thief polling this worker's deque does not
+	// steal the line the owner writes on every join.
 	pool  *Pool
 	index int
 	deque *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
@@ -154,10 +157,20 @@ type Worker struct {
 }
 
 // Index returns the worker's index in its pool, in [0, Workers()).
-func (w *Worker) Index() int { return w.index }
+func (w *Worker) Index() int {
+	if w == nil {
+		panic("blitz: Worker.Index: nil *Worker")
+	}
+	return w.index
+}
 
 // Pool returns the pool the worker belongs to.
-func (w *Worker) Pool() *Pool { return w.pool }
+func (w *Worker) Pool() *Pool {
+	if w == nil {
+		panic("blitz: Worker.Pool: nil *Worker")
+	}
+	return w.pool
+}
 
 // waitKind says why a worker waits (wait.go), for the statistics.
 type waitKind uint8
@@ -218,7 +231,7 @@ func (w *Worker) run() {
 			p.respawns.Add(1)
 			p.startWorker(w)
 		}
-		p.wg.Done()
+		p.workerExited()
 	}()
 	if p.backend.lockThread {
 		// Never unlocked: the thread exits with the goroutine, so a

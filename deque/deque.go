@@ -301,6 +301,10 @@ func (d *Deque[T]) Len() int {
 	return 0
 }
 
+// Cap returns the number of elements the current ring holds before Push
+// grows it: the deque's memory is Cap words. It only grows. Any goroutine.
+func (d *Deque[T]) Cap() int { return int(d.buf.Load().capacity()) }
+
 // IsEmpty reports whether Len() == 0. Any goroutine; approximate like Len.
 func (d *Deque[T]) IsEmpty() bool { return d.Len() == 0 }
 

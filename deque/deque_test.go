@@ -11,7 +11,7 @@ import (
 
 func TestNewCapacity(t *testing.T) {
 	for in, want := range map[int]uint64{0: DefaultCapacity, 1: 1, 2: 2, 3: 4, 5: 8, 64: 64, 100: 128} {
-		if got := New[uint64](in).buf.Load().capacity(); got != want {
+		if got := New[uint64](in).Cap(); got != int(want) {
 			t.Errorf("New(%d): capacity %d, want %d", in, got, want)
 		}
 	}
@@ -109,8 +109,8 @@ func TestGrowthPreservesOrder(t *testing.T) {
 	for i := uint64(0); i < n; i++ {
 		d.Push(i)
 	}
-	if c := d.buf.Load().capacity(); c != 1024 {
-		t.Errorf("capacity after %d pushes from 1: %d, want 1024", n, c)
+	if c := d.Cap(); c != 1024 {
+		t.Errorf("Cap after %d pushes from 1: %d, want 1024", n, c)
 	}
 	for i := uint64(0); i < n/2; i++ {
 		if v, st := d.Steal(); st != Success || v != i {
@@ -121,6 +121,9 @@ func TestGrowthPreservesOrder(t *testing.T) {
 		if v, ok := d.Pop(); !ok || v != i {
 			t.Fatalf("Pop = (%d, %v), want (%d, true)", v, ok, i)
 		}
+	}
+	if c := d.Cap(); c != 1024 {
+		t.Errorf("Cap of the emptied deque: %d, want 1024 (a ring never shrinks)", c)
 	}
 }
 

@@ -7,7 +7,7 @@
 //
 // New makes a deque. Its owner, one goroutine, calls Push, TryPush, Pop,
 // PopFenced and PopUnshared (the last only while no goroutine steals from
-// it); any goroutine calls Steal, StealIf, Len and IsEmpty. Steal's Status
+// it); any goroutine calls Steal, StealIf, Len, Cap and IsEmpty. Steal's Status
 // says whether it took an element, found none, or lost a race (Retry).
 //
 // # Vocabulary
