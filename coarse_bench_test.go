@@ -37,31 +37,43 @@ func coarseTree(w *Worker, j coarseJob) int {
 // levels of joins, so that the leaves sit above eagerDepth (offered at once)
 // or below it (offered on request). The 1 -> 2 speedup of the deep tree
 // against the shallow one's says what waiting for a fork costs when leaves
-// are long.
+// are long. At 2 workers each row runs on a new pool (pool=fresh) and on a
+// long-lived one (pool=warm: benchWarmPool).
 func BenchmarkCoarseLeaves(b *testing.B) {
 	const work = 20000
+	warm := benchWarmPool(b, 2)
 	for _, depth := range []int{4, 12} {
+		leaves := 1 << depth
+		run := func(b *testing.B, p *Pool) {
+			Do(p, func(w *Worker) int {
+				coarseTree(w, coarseJob{depth, work})
+				for b.Loop() {
+					// The same total work at both depths: 4096
+					// leaves, as 256 trees of depth 4 or one of 12.
+					for range 4096 / leaves {
+						sink = coarseTree(w, coarseJob{depth, work})
+					}
+				}
+				return 0
+			})
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/4096, "ns/leaf")
+		}
 		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("depth=%d/workers=%d", depth, workers), func(b *testing.B) {
+			name := fmt.Sprintf("depth=%d/workers=%d", depth, workers)
+			fresh := func(b *testing.B) {
 				p, err := New(WithWorkers(workers))
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer p.Close()
-				leaves := 1 << depth
-				Do(p, func(w *Worker) int {
-					coarseTree(w, coarseJob{depth, work})
-					for b.Loop() {
-						// The same total work at both depths: 4096
-						// leaves, as 256 trees of depth 4 or one of 12.
-						for range 4096 / leaves {
-							sink = coarseTree(w, coarseJob{depth, work})
-						}
-					}
-					return 0
-				})
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/4096, "ns/leaf")
-			})
+				run(b, p)
+			}
+			if workers == 1 {
+				b.Run(name, fresh)
+				continue
+			}
+			b.Run(name+"/pool=fresh", fresh)
+			b.Run(name+"/pool=warm", func(b *testing.B) { run(b, warm(b)) })
 		}
 	}
 }

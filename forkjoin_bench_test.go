@@ -15,26 +15,29 @@ import (
 // children per node, so subtrees differ wildly in size and joiners often wait
 // for thieves). It uses the public API only, so the same file measures any
 // two versions of the pool side by side.
+//
+// Each row runs on a new pool; at 2 workers also on a long-lived one
+// (pool=fresh and pool=warm): a pool that ran benchWarmUp first, shared by
+// the warm rows.
 func BenchmarkForkJoin(b *testing.B) {
 	tree := benchTree(16)
 	src := rand.New(rand.NewPCG(1, 2)).Perm(200_000)
 	buf := make([]int, len(src))
-	for _, n := range []int{1, 2} {
-		p, err := blitz.New(blitz.WithWorkers(n))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("work=fib25/workers=%d", n), func(b *testing.B) {
+	works := []struct {
+		name string
+		run  func(b *testing.B, p *blitz.Pool)
+	}{
+		{"fib25", func(b *testing.B, p *blitz.Pool) {
 			for b.Loop() {
 				blitz.Do(p, func(w *blitz.Worker) int { return benchFib(w, 25) })
 			}
-		})
-		b.Run(fmt.Sprintf("work=tree16/workers=%d", n), func(b *testing.B) {
+		}},
+		{"tree16", func(b *testing.B, p *blitz.Pool) {
 			for b.Loop() {
 				blitz.Do(p, func(w *blitz.Worker) int { return benchTreeSum(w, tree) })
 			}
-		})
-		b.Run(fmt.Sprintf("work=quicksort200k/workers=%d", n), func(b *testing.B) {
+		}},
+		{"quicksort200k", func(b *testing.B, p *blitz.Pool) {
 			for b.Loop() {
 				copy(buf, src)
 				blitz.Do(p, func(w *blitz.Worker) struct{} { return benchQuicksort(w, buf) })
@@ -42,16 +45,71 @@ func BenchmarkForkJoin(b *testing.B) {
 			if !slices.IsSorted(buf) {
 				b.Fatal("not sorted")
 			}
-		})
-		b.Run(fmt.Sprintf("work=uts/workers=%d", n), func(b *testing.B) {
+		}},
+		{"uts", func(b *testing.B, p *blitz.Pool) {
 			var nodes int
 			for b.Loop() {
 				nodes = blitz.Do(p, func(w *blitz.Worker) int { return benchUTS(w, utsNode{seed: 42, depth: 0}) })
 			}
 			b.ReportMetric(float64(nodes), "nodes")
-		})
-		p.Close()
+		}},
 	}
+	var warm *blitz.Pool // made by the first warm row
+	for _, n := range []int{1, 2} {
+		for _, work := range works {
+			name := fmt.Sprintf("work=%s/workers=%d", work.name, n)
+			fresh := func(b *testing.B) {
+				p, err := blitz.New(blitz.WithWorkers(n))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				work.run(b, p)
+			}
+			if n == 1 {
+				b.Run(name, fresh)
+				continue
+			}
+			b.Run(name+"/pool=fresh", fresh)
+			b.Run(name+"/pool=warm", func(b *testing.B) {
+				if warm == nil {
+					warm = benchWarmUp(b, n)
+				}
+				work.run(b, warm)
+			})
+		}
+	}
+	if warm != nil {
+		warm.Close()
+	}
+}
+
+// benchWarmUp returns a pool of the given size after the warm-up of a
+// long-lived pool: fib(20), fib(22), ..., fib(28) with a join at every call,
+// 200000>>(n-20) times each (2000>>(n-20), at least once, under -short), one
+// Do per size: bench_test.go's warmFib in the public API. Its time is not
+// counted.
+func benchWarmUp(b *testing.B, workers int) *blitz.Pool {
+	b.StopTimer()
+	defer b.StartTimer()
+	p, err := blitz.New(blitz.WithWorkers(workers))
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := 200000
+	if testing.Short() {
+		k = 2000
+	}
+	for n := 20; n <= 28; n += 2 {
+		blitz.Do(p, func(w *blitz.Worker) int {
+			s := 0
+			for range max(k>>(n-20), 1) {
+				s += benchFib(w, n)
+			}
+			return s
+		})
+	}
+	return p
 }
 
 func benchFib(w *blitz.Worker, n int) int {

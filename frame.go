@@ -64,7 +64,9 @@ type frame struct {
 }
 
 // paddedFrame keeps frames at neighbouring depths on separate cache lines: a
-// thief writes the latch of depth d while the owner works at depth d+1.
+// thief writes the latch of depth d while the owner works at depth d+1. The
+// job a frame points to is padded too, for the lines it shares with other
+// heap objects (job.go: argFrame).
 type paddedFrame struct {
 	frame
 	_ [atomics.CacheLineSize - unsafe.Sizeof(frameLayout{})%atomics.CacheLineSize]byte

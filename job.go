@@ -2,6 +2,8 @@ package blitz
 
 import (
 	"time"
+
+	"github.com/blitz-go/blitz/atomics"
 )
 
 // Jobs.
@@ -117,6 +119,25 @@ type runner interface {
 	run(w *Worker)
 }
 
+// The jobs are padded. The owner stores fn (and arg) into its job at every
+// fork, so the job, like the frame (paddedFrame), must share no cache line
+// with anything another worker writes. The frame lies in its worker's frame
+// stack, but the job is a heap object of its own, made at the first join of
+// its type at its depth, and the allocator places it wherever it has room:
+// next to another worker's jobs when both were made from the cache of one P
+// at different times (worker goroutines change Ps as they sleep and wake). A
+// new pool usually makes its jobs at its first tree, while each worker holds
+// one P; a long-lived pool makes those of each new depth when a larger tree
+// first reaches it, and the deepest depths, where most of a tree's joins are,
+// last. So on a 2-worker pool that had run fib(20), fib(22), ..., fib(28),
+// jobs of both workers deep in the tree, where fib(30) makes most of its
+// joins, shared lines, and 2 workers ran fib(30) no faster than one
+// (bench/results/join-warm-amd64.txt). A line of padding on each side keeps
+// the fields on lines of their own, wherever the object starts and whatever
+// lies next to it (TestJoinJobLayout, TestJoinJobsUnsharedAfterWarmUp). The
+// cost is 2*CacheLineSize bytes per job: one job per depth and type on each
+// worker.
+
 // argFrame is the job of JoinArgs: a non-capturing function and its argument.
 // The fast path leaves fn and arg in place when the join returns (clearing
 // them would cost stores with write barriers on every join), so the last
@@ -124,17 +145,21 @@ type runner interface {
 // depth on that worker, or until Close: a bounded retention, one value per
 // depth per worker.
 type argFrame[B, R any] struct {
+	_      atomics.Pad // see above: lines no other worker writes
 	fn     func(*Worker, B) R
 	arg    B
 	result R
+	_      atomics.Pad
 }
 
 func (f *argFrame[B, R]) run(w *Worker) { f.result = f.fn(w, f.arg) }
 
-// fnFrame is the job of Join: a closure.
+// fnFrame is the job of Join: a closure. Padded as argFrame is.
 type fnFrame[R any] struct {
+	_      atomics.Pad
 	fn     func(*Worker) R
 	result R
+	_      atomics.Pad
 }
 
 func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }

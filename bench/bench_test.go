@@ -49,6 +49,7 @@ func runWorkload(b *testing.B, workload string) {
 	if testing.Short() {
 		cfg.Sizes = QuickSizes()
 	}
+	b.Cleanup(closeWarmPools)
 	for _, c := range Suite(cfg) {
 		if c.Workload == workload {
 			b.Run(c.Name(), c.Bench)

@@ -237,7 +237,7 @@ func (r *Report) parkingTables() []table {
 	for _, res := range r.Results {
 		c := res.Case
 		key := c.Workload + "/" + c.Params + "/" + c.Impl
-		if c.Kind != KindBlitz || c.Workers != w || seen[key] {
+		if c.Kind != KindBlitz || c.Workers != w || c.Pool == poolWarm || seen[key] {
 			continue
 		}
 		seen[key] = true

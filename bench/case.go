@@ -32,6 +32,10 @@ type Case struct {
 	// for every other implementation. It appears in the name only when the
 	// run was asked for a backend other than auto.
 	Parking string
+	// Pool says which pool a fork-join row of the pool runs on at 2
+	// workers and more: poolFresh, a new pool, or poolWarm, a long-lived
+	// one (warmPool). Empty for every other row, which runs on a new pool.
+	Pool string
 	// Unit is the custom per-item metric ("ns/join", "ns/task", ...) and
 	// PerOp the number of items one op processes; the metric is ns/op
 	// divided by PerOp.
@@ -71,7 +75,7 @@ func (k Kind) String() string {
 
 // Name is the sub-benchmark name below the Benchmark function, in the
 // key=value form benchstat splits into columns:
-// "n=30/impl=blitz-args/workers=1".
+// "n=30/impl=blitz-args/workers=1", "n=30/impl=blitz-args/workers=2/pool=warm".
 func (c Case) Name() string {
 	var sb strings.Builder
 	if c.Params != "" {
@@ -79,10 +83,22 @@ func (c Case) Name() string {
 		sb.WriteByte('/')
 	}
 	fmt.Fprintf(&sb, "impl=%s/workers=%d", c.Impl, c.Workers)
+	if c.Pool != "" {
+		fmt.Fprintf(&sb, "/pool=%s", c.Pool)
+	}
 	if c.Parking != "" && c.Parking != "auto" {
 		fmt.Fprintf(&sb, "/parking=%s", c.Parking)
 	}
 	return sb.String()
+}
+
+// implLabel is the impl as the report's tables show it: the impl, and
+// "pool=warm" for a row on a long-lived pool.
+func (c Case) implLabel() string {
+	if c.Pool == poolWarm {
+		return c.Impl + " pool=warm"
+	}
+	return c.Impl
 }
 
 // FullName is the name `go test -bench` prints, without the -GOMAXPROCS
@@ -164,6 +180,7 @@ type Sizes struct {
 	FlattenOut  int   // Blitz's table: flatten's outer slices (1000)
 	FlattenIn   int   // and their length (10k)
 	ChunkLen    int   // Blitz's table: chunks(1000)
+	WarmUp      int   `json:",omitempty"` // the k of the warm-up of the pool=warm rows' pools (warmPool)
 }
 
 // FullSizes are the sizes the committed figures use; Blitz's table rows use
@@ -190,6 +207,7 @@ func FullSizes() Sizes {
 		FlattenOut:  1000,
 		FlattenIn:   10_000,
 		ChunkLen:    1000,
+		WarmUp:      200_000,
 	}
 }
 
@@ -217,6 +235,7 @@ func QuickSizes() Sizes {
 		FlattenOut:  100,
 		FlattenIn:   1000,
 		ChunkLen:    1000,
+		WarmUp:      20,
 	}
 }
 

@@ -34,6 +34,13 @@
 // and Go. "workers" is the pool's worker count for our rows and the
 // GOMAXPROCS limit the goroutine-based peers run under (their pools are that
 // size too), so a row at workers=1 is every implementation on one CPU.
+// Our fib and fork-join rows at 2 workers and more run twice, named
+// pool=fresh and pool=warm: on a new pool, and on a long-lived one that ran
+// fib(20), fib(22), ..., fib(28) with a join at every call first (200000,
+// 50000, ..., 781 times; warmPool in pool.go), shared by the warm rows of
+// its size and backend. A pool's speed must not depend on what it ran
+// before. The tables show a warm row as "impl pool=warm"; Blitz's table,
+// the verdict and the futex vs condvar section use the fresh rows.
 //
 // # What one op is
 //

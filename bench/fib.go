@@ -130,9 +130,10 @@ func fibRow(c Case, n int, run func(n int) int) Case {
 	})
 }
 
-// fibPoolRows are the pool's rows of fib(n) with fn at the root.
+// fibPoolRows are the pool's rows of fib(n) with fn at the root, on new
+// and long-lived pools (longLivedRows).
 func fibPoolRows(cfg Config, n int, impl string, fn func(w *blitz.Worker) int) []Case {
-	return poolRows(cfg, func(w int) Case { return fibCase(n, impl, w, KindBlitz) },
+	return longLivedRows(cfg, func(w int) Case { return fibCase(n, impl, w, KindBlitz) },
 		func(b *testing.B, c *Case, p *blitz.Pool) (func(), func()) {
 			seqBaseline(c, nil, func() { keep(fib(n)) })
 			check(b, c, blitz.Do(p, fn), fib(n))

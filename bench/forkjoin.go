@@ -77,7 +77,7 @@ func forkJoinRow(c Case, depth int, run func(depth int) int) Case {
 
 // forkJoinCases are the fork-join rows at each of Blitz's depths: the plain
 // recursion, goroutines at the top joinGoLevels levels, and the pool's
-// JoinArgs at every node.
+// JoinArgs at every node, on new and long-lived pools (longLivedRows).
 func forkJoinCases(cfg Config) []Case {
 	var out []Case
 	for _, depth := range cfg.Sizes.ForkJoin {
@@ -87,7 +87,7 @@ func forkJoinCases(cfg Config) []Case {
 			out = append(out, procsRow(forkJoinRow(forkJoinCase(depth, "goroutine-wg-top", w, KindPeer), depth,
 				func(d int) int { return joinGo(d, cutoff) }), w))
 		}
-		out = append(out, poolRows(cfg, func(w int) Case { return forkJoinCase(depth, "blitz-args", w, KindBlitz) },
+		out = append(out, longLivedRows(cfg, func(w int) Case { return forkJoinCase(depth, "blitz-args", w, KindBlitz) },
 			func(b *testing.B, c *Case, p *blitz.Pool) (func(), func()) {
 				run := func(w *blitz.Worker) int { return joinArgs(w, depth) }
 				seqBaseline(c, nil, func() { keep(joinSeq(depth)) })

@@ -44,6 +44,7 @@ type jsonRow struct {
 	Kind     string    `json:"kind"` // seq, peer or blitz
 	Workers  int       `json:"workers"`
 	Parking  string    `json:"parking,omitempty"`
+	Pool     string    `json:"pool,omitempty"` // fresh or warm on the fork-join rows of the pool at 2 workers and more
 	Unit     string    `json:"unit"`
 	PerOp    float64   `json:"per_op"`
 	NsPerOp  []float64 `json:"ns_per_op"`
@@ -73,7 +74,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		c := res.Case
 		j.Rows = append(j.Rows, jsonRow{
 			Name: c.FullName(), Workload: c.Workload, Params: c.Params, Impl: c.Impl, Kind: c.Kind.String(),
-			Workers: c.Workers, Parking: c.Parking, Unit: c.Unit, PerOp: c.PerOp,
+			Workers: c.Workers, Parking: c.Parking, Pool: c.Pool, Unit: c.Unit, PerOp: c.PerOp,
 			NsPerOp: nonNil(res.NsPerOp), Allocs: nonNil(res.Allocs), Metric: nonNil(res.Metric), XSeq: nonNil(res.XSeq),
 			VCSW: nonNil(res.VCSW), IVCSW: nonNil(res.IVCSW), Err: res.Err,
 		})
@@ -115,7 +116,7 @@ func ReadJSON(rd io.Reader) (*Report, error) {
 		if !ok {
 			return nil, fmt.Errorf("row %d (%s): unknown kind %q", i, row.Name, row.Kind)
 		}
-		c := Case{Workload: row.Workload, Params: row.Params, Impl: row.Impl, Workers: row.Workers, Parking: row.Parking,
+		c := Case{Workload: row.Workload, Params: row.Params, Impl: row.Impl, Workers: row.Workers, Parking: row.Parking, Pool: row.Pool,
 			Unit: row.Unit, PerOp: row.PerOp, Kind: kind}
 		if c.FullName() != row.Name {
 			return nil, fmt.Errorf("row %d: name %q does not match its fields (%q)", i, row.Name, c.FullName())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/blitz-go/blitz"
@@ -71,18 +72,103 @@ func closePool(b *testing.B, c *Case, p *blitz.Pool) {
 // answer (failing b if it is wrong) and returns one op; prepare, if not nil,
 // runs untimed before each op.
 func poolRows(cfg Config, mk func(workers int) Case, setup func(b *testing.B, c *Case, p *blitz.Pool) (prepare, op func())) []Case {
+	return rowsOnPools(cfg, false, mk, setup)
+}
+
+// longLivedRows is poolRows for the fork-join rows (fib, fork-join): at 2
+// workers and more each row comes twice, on a new pool (pool=fresh) and on a
+// long-lived one (pool=warm: warmPool), because a pool's speed must not
+// depend on what it ran before.
+func longLivedRows(cfg Config, mk func(workers int) Case, setup func(b *testing.B, c *Case, p *blitz.Pool) (prepare, op func())) []Case {
+	return rowsOnPools(cfg, true, mk, setup)
+}
+
+// rowsOnPools is poolRows, and longLivedRows if longLived.
+func rowsOnPools(cfg Config, longLived bool, mk func(workers int) Case, setup func(b *testing.B, c *Case, p *blitz.Pool) (prepare, op func())) []Case {
 	var out []Case
 	for _, parking := range cfg.Parkings {
 		for _, w := range cfg.Workers {
-			c := mk(w)
-			c.Parking = parking
-			out = append(out, bind(c, func(b *testing.B, c *Case) {
-				p := newPool(b, c)
-				defer closePool(b, c, p)
-				prepare, op := setup(b, c, p)
-				measure(b, c, prepare, op)
-			}))
+			pools := []string{""}
+			if longLived && w >= 2 {
+				pools = []string{poolFresh, poolWarm}
+			}
+			for _, pool := range pools {
+				c := mk(w)
+				c.Parking, c.Pool = parking, pool
+				warmUp := cfg.Sizes.WarmUp
+				out = append(out, bind(c, func(b *testing.B, c *Case) {
+					var p *blitz.Pool
+					if c.Pool == poolWarm {
+						p = warmPool(b, c, warmUp)
+					} else {
+						p = newPool(b, c)
+						defer closePool(b, c, p)
+					}
+					prepare, op := setup(b, c, p)
+					measure(b, c, prepare, op)
+				}))
+			}
 		}
 	}
 	return out
+}
+
+// The pools a row runs on (Case.Pool).
+const (
+	poolFresh = "fresh" // a new pool, made for the row
+	poolWarm  = "warm"  // a long-lived pool, shared (warmPool)
+)
+
+// warmPools are the long-lived pools of the pool=warm rows, one per worker
+// count and backend, kept from the first row that needs one until
+// closeWarmPools.
+var warmPools struct {
+	sync.Mutex
+	m map[warmKey]*blitz.Pool
+}
+
+type warmKey struct {
+	workers int
+	parking string
+}
+
+// warmPool returns the long-lived pool of c's size and backend: made by the
+// first row that asks, which runs the warm-up on it first (fib(n) with a
+// join at every call, k>>(n-20) times in one Do per size, n = 20, 22, ...,
+// 28; at least once each), and shared by every warm row after it. After
+// that warm-up, before the pool padded its join jobs, a 2-worker pool ran
+// fib(30) no faster than one worker. The warm-up runs before the row's
+// timed loop.
+func warmPool(b *testing.B, c *Case, k int) *blitz.Pool {
+	warmPools.Lock()
+	defer warmPools.Unlock()
+	key := warmKey{c.Workers, c.Parking}
+	if p := warmPools.m[key]; p != nil {
+		return p
+	}
+	p := newPool(b, c)
+	for n := 20; n <= 28; n += 2 {
+		blitz.Do(p, func(w *blitz.Worker) int {
+			s := 0
+			for range max(k>>(n-20), 1) {
+				s += fibArgs(w, n)
+			}
+			return s
+		})
+	}
+	if warmPools.m == nil {
+		warmPools.m = map[warmKey]*blitz.Pool{}
+	}
+	warmPools.m[key] = p
+	return p
+}
+
+// closeWarmPools closes the long-lived pools (runCases, runWorkload).
+func closeWarmPools() {
+	warmPools.Lock()
+	defer warmPools.Unlock()
+	for k, p := range warmPools.m {
+		p.Close()
+		delete(warmPools.m, k)
+	}
 }

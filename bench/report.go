@@ -108,6 +108,7 @@ func RunSuite(opts Options) (*Report, error) {
 // defaulted, the benchtime already set).
 func runCases(opts Options, sizes Sizes, cases []Case) (*Report, error) {
 	rep := &Report{Machine: DetectMachine(), Options: opts, Sizes: sizes, Started: time.Now(), Resolved: map[string]string{}}
+	defer closeWarmPools()
 	for _, name := range opts.Parkings {
 		if got, err := resolveParking(name); err != nil {
 			rep.Resolved[name] = "unavailable: " + err.Error()
@@ -369,7 +370,7 @@ func (r *Report) tables() []table {
 		t.header = append(t.header, "vs best peer", "allocs/op", "spread", "runs")
 		for _, res := range g.rows {
 			c := res.Case
-			row := []string{c.Impl, fmt.Sprint(c.Workers)}
+			row := []string{c.implLabel(), fmt.Sprint(c.Workers)}
 			if r.showParking() {
 				p := c.Parking
 				if p == "" {
@@ -448,13 +449,14 @@ func (r *Report) scalingTable() table {
 			fmtRatio(slices.Min(r.Capacity)), fmtRatio(slices.Max(r.Capacity))))
 	}
 	type key struct{ workload, params, impl, parking string }
+	// A row on a long-lived pool scales against its kind (implLabel).
 	byKey := map[key][]*Result{}
 	var order []key
 	for _, res := range r.Results {
 		if len(res.NsPerOp) == 0 || res.Case.Kind == KindSeq {
 			continue
 		}
-		k := key{res.Case.Workload, res.Case.Params, res.Case.Impl, res.Case.Parking}
+		k := key{res.Case.Workload, res.Case.Params, res.Case.implLabel(), res.Case.Parking}
 		if _, ok := byKey[k]; !ok {
 			order = append(order, k)
 		}
@@ -491,11 +493,12 @@ func (r *Report) scalingTable() table {
 }
 
 // find returns the result of the row with the given workload, params, impl,
-// workers and parking, or nil.
+// workers and parking on a new pool, or nil: the rows on a long-lived pool
+// (pool=warm) are only in their workload's table.
 func (r *Report) find(workload, params, impl string, workers int, parking string) *Result {
 	for _, res := range r.Results {
 		c := res.Case
-		if c.Workload == workload && c.Params == params && c.Impl == impl && c.Workers == workers && c.Parking == parking && len(res.NsPerOp) > 0 {
+		if c.Workload == workload && c.Params == params && c.Impl == impl && c.Workers == workers && c.Parking == parking && c.Pool != poolWarm && len(res.NsPerOp) > 0 {
 			return res
 		}
 	}
