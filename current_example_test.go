@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // A task may call into its own pool with the *Pool it was given (here a
@@ -25,7 +26,7 @@ func Example_callFromTask() {
 	sums := make([]int, 4)
 	for i := range sums {
 		g.Go(func(*blitz.Worker) error {
-			sums[i] = blitz.Sum(p, xs) // the *Pool, not the task's *Worker: fine
+			sums[i] = par.Sum(p, xs) // the *Pool, not the task's *Worker: fine
 			n, err := blitz.DoContext(ctx, p, func(*blitz.Worker) int { return i })
 			sums[i] += n
 			return err

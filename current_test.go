@@ -19,7 +19,25 @@ import (
 // watchdog (within) then fails the test with a goroutine dump instead of
 // hanging.
 
-// selfCallSum is the input of the layer calls: long enough to split.
+// treeSum sums s on r, halving it with JoinArgs: a stand-in for the par
+// package's functions, which reach a worker through DoOn as it does.
+func treeSum(r Runner, s []int) int {
+	return DoOn(r, func(w *Worker) int { return sumHalves(w, s) })
+}
+
+func sumHalves(w *Worker, s []int) int {
+	if len(s) <= 4096 {
+		t := 0
+		for _, x := range s {
+			t += x
+		}
+		return t
+	}
+	a, b := JoinArgs(w, sumHalves, s[:len(s)/2], sumHalves, s[len(s)/2:])
+	return a + b
+}
+
+// selfCallInput is the input of the summing calls: long enough to split.
 func selfCallInput() ([]int, int) {
 	n := 1 << 20
 	if testing.Short() {
@@ -51,11 +69,8 @@ func selfCalls(ctx context.Context, p *Pool, s []int, want int) error {
 	if v, err := TryDo(ctx, p, func(*Worker) int { return 44 }); v != 44 || err != nil {
 		return fmt.Errorf("TryDo = %d, %v", v, err)
 	}
-	if v := Sum(p, s); v != want {
-		return fmt.Errorf("Sum = %d, want %d", v, want)
-	}
-	if i := IndexFunc(p, s, func(x int) bool { return x == 999 }); i != 999 {
-		return fmt.Errorf("IndexFunc = %d", i)
+	if v := treeSum(p, s); v != want {
+		return fmt.Errorf("treeSum = %d, want %d", v, want)
 	}
 	a, b, c := Join3(p, func(*Worker) int { return 1 }, func(*Worker) int { return 2 }, func(*Worker) int { return 3 })
 	if a+b+c != 6 {
@@ -65,25 +80,6 @@ func selfCalls(ctx context.Context, p *Pool, s []int, want int) error {
 	JoinAll(p, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) })
 	if all.Load() != 3 {
 		return fmt.Errorf("JoinAll ran %d of 3", all.Load())
-	}
-	var covered atomic.Int64
-	if err := ForContext(ctx, p, 0, len(s), 1024, func(_ *Worker, lo, hi int) { covered.Add(int64(hi - lo)) }); err != nil || covered.Load() != int64(len(s)) {
-		return fmt.Errorf("ForContext covered %d of %d: %v", covered.Load(), len(s), err)
-	}
-	sum, err := MapReduceContext(ctx, p, 0, len(s), 1024, 0, func(_ *Worker, lo, hi int) int {
-		t := 0
-		for _, x := range s[lo:hi] {
-			t += x
-		}
-		return t
-	}, func(a, b int) int { return a + b })
-	if err != nil || sum != want {
-		return fmt.Errorf("MapReduceContext = %d, %v; want %d", sum, err, want)
-	}
-	sorted := append([]int(nil), s[:4096]...)
-	SortFunc(p, sorted, func(a, b int) int { return b - a })
-	if !IsSortedFunc(p, sorted, func(a, b int) int { return b - a }) {
-		return errors.New("SortFunc did not sort")
 	}
 	g, _ := NewGroup(ctx, p)
 	var groupRan atomic.Int64
@@ -169,7 +165,7 @@ func TestSelfCallScenarios(t *testing.T) {
 			g, _ := NewGroup(context.Background(), p)
 			for range 2 * n {
 				g.Go(func(*Worker) error {
-					if v := Sum(p, s); v != want {
+					if v := treeSum(p, s); v != want {
 						return fmt.Errorf("Sum = %d", v)
 					}
 					return nil
@@ -192,7 +188,7 @@ func TestSelfCallScenarios(t *testing.T) {
 		})
 		within(t, "joined halves calling Sum on the pool", func() {
 			a, b := Do(p, func(w *Worker) int {
-				x, y := Join(w, func(*Worker) int { return Sum(p, s) }, func(*Worker) int { return Sum(p, s) })
+				x, y := Join(w, func(*Worker) int { return treeSum(p, s) }, func(*Worker) int { return treeSum(p, s) })
 				return x + y
 			}), 2*want
 			assert.Equal(t, b, a)
@@ -217,14 +213,14 @@ func TestSelfCallScenarios(t *testing.T) {
 
 // defaultSelfCall (a scenario of TestDefault, in a child process) is the
 // first hang reported: GOMAXPROCS x 2 Group tasks on Default(), each calling
-// Sum(Default(), s).
+// treeSum(Default(), s).
 func defaultSelfCall(t *testing.T) {
 	s, want := selfCallInput()
 	within(t, "Group tasks calling Sum on Default()", func() {
 		g, _ := NewGroup(context.Background(), Default())
 		for range 2 * runtime.GOMAXPROCS(0) {
 			g.Go(func(*Worker) error {
-				if v := Sum(Default(), s); v != want {
+				if v := treeSum(Default(), s); v != want {
 					return fmt.Errorf("Sum = %d", v)
 				}
 				return nil
@@ -331,7 +327,7 @@ func TestCrossPoolCycle(t *testing.T) {
 				within(t, "Do cycle", func() {
 					v := Do(p, func(*Worker) int {
 						return Do(q, func(*Worker) int {
-							return Do(p, func(*Worker) int { return Sum(q, []int{1, 2, 3}) + Sum(p, []int{4}) })
+							return Do(p, func(*Worker) int { return treeSum(q, []int{1, 2, 3}) + treeSum(p, []int{4}) })
 						})
 					})
 					assert.Equal(t, 10, v)
@@ -514,7 +510,7 @@ func TestSelfCallWhileClosing(t *testing.T) {
 			results := make(chan int, 3)
 			require.NoError(t, p.Go(func(*Worker) {
 				<-closing
-				results <- Sum(p, []int{1, 2, 3})
+				results <- treeSum(p, []int{1, 2, 3})
 				results <- Do(p, func(*Worker) int { return 4 })
 				v, _ := DoContext(context.Background(), p, func(*Worker) int { return 5 })
 				results <- v
@@ -529,7 +525,7 @@ func TestSelfCallWhileClosing(t *testing.T) {
 				assert.Equal(t, 4, <-results)
 				assert.Equal(t, 5, <-results)
 			})
-			assert.ErrorIs(t, catchPanic(func() { Sum(p, []int{1}) }).(error), ErrClosed, "Sum from outside a closing pool")
+			assert.ErrorIs(t, catchPanic(func() { treeSum(p, []int{1}) }).(error), ErrClosed, "DoOn from outside a closing pool")
 			close(release)
 			within(t, "Close", func() { require.NoError(t, <-closed) })
 		})

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 func ExampleDefault() {
 	xs := []float64{1.5, 2.5, 3}
 	// The shared pool, created by the first call: any data-parallel
 	// function takes it as its Runner.
-	fmt.Println(blitz.Sum(blitz.Default(), xs))
+	fmt.Println(par.Sum(blitz.Default(), xs))
 	// Output: 7
 }
 
@@ -22,6 +23,6 @@ func ExampleSetDefaultOptions() {
 	if err != nil && !errors.Is(err, blitz.ErrDefaultStarted) {
 		panic(err) // an invalid option
 	}
-	fmt.Println(blitz.Max(blitz.Default(), []int{3, 9, 4}))
+	fmt.Println(par.Max(blitz.Default(), []int{3, 9, 4}))
 	// Output: 9 true
 }

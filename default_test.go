@@ -61,7 +61,7 @@ func defaultSetFirst(t *testing.T) {
 	assert.Equal(t, ParkingPortable, p.Parking())
 	require.ErrorIs(t, SetDefaultOptions(WithWorkers(2)), ErrDefaultStarted)
 	assert.Equal(t, 3, Default().Workers(), "a refused SetDefaultOptions changed the pool")
-	assert.Equal(t, 6, Sum(Default(), []int{1, 2, 3}))
+	assert.Equal(t, 6, treeSum(Default(), []int{1, 2, 3}))
 }
 
 // defaultLazy: the first Default creates the pool with GOMAXPROCS workers,
@@ -100,8 +100,8 @@ func defaultRefusesClose(t *testing.T) {
 	require.ErrorIs(t, p.Shutdown(cancelled()), ErrDefaultPool)
 	var nilCtx context.Context
 	require.PanicsWithValue(t, "blitz: Pool.Shutdown: nil context", func() { p.Shutdown(nilCtx) })
-	assert.Equal(t, 6, Sum(Default(), []int{1, 2, 3}))
-	assert.Equal(t, 10_000, Sum(Default(), slices.Repeat([]int{1}, 10_000)))
+	assert.Equal(t, 6, treeSum(Default(), []int{1, 2, 3}))
+	assert.Equal(t, 10_000, treeSum(Default(), slices.Repeat([]int{1}, 10_000)))
 	ran := make(chan struct{})
 	require.NoError(t, Default().Go(func(*Worker) { close(ran) }))
 	<-ran

@@ -30,30 +30,19 @@
 //     both results; JoinArgs, with non-capturing functions and explicit
 //     arguments, allocates nothing;
 //   - Worker.Scope spawns any number of tasks, nested, and waits for all;
-//   - For and MapReduce split an index range, with a fixed grain or
+//   - Join3 and JoinAll run three or any number of functions;
+//   - par.For and par.MapReduce split an index range, with a fixed grain or
 //     adaptively.
 //
 // # The data-parallel layer
 //
-// Most programs call the layer above the pool: functions named after Go's
-// slices package that take a Runner first — Default (a shared pool created
-// on first use), any *Pool, or the *Worker of a running task, on which the
-// work runs without re-entering the pool — and split their input over the
-// workers. Element callbacks are plain functions; chunk callbacks (Chunks,
-// ForContext, Group tasks) receive the *Worker, for nested parallel work.
-//
-//   - element loops: ForEach, ForEachIndex, MapInPlace, Map, Fill, Filter
-//     (order kept), Chunks; Partition (stable);
-//   - reductions: Reduce, Sum, Count, Min, Max, MinFunc, MaxFunc, MinByKey,
-//     MaxByKey, combined in index order, ties to the leftmost element;
-//   - searches that stop once the answer is known: Any, All, Contains,
-//     ContainsFunc, IndexAnyFunc, FindAny (any match), IndexFunc, Index
-//     (leftmost) and LastIndexFunc (rightmost);
-//   - prefix scans: InclusiveScan, ExclusiveScan;
-//   - fork-join of several functions: Join3, JoinAll; an error group bound
-//     to the pool: NewGroup;
-//   - loops that stop when a context ends: ForContext, MapReduceContext;
-//   - an iter.Seq consumed in parallel: ForEachSeq.
+// Most programs call package par, the layer above the pool: loops (For,
+// MapReduce and their context forms) and functions named after Go's slices
+// package (Sum, SortFunc, IndexFunc, ...) that take a Runner first — Default
+// (a shared pool created on first use), any *Pool, or the *Worker of a
+// running task — and split their input over the workers. It is built on
+// this package's exported API alone; DoOn is its one way onto a worker, and
+// functions of your own that take a Runner can use it the same way.
 //
 // # Calls from inside a task
 //
@@ -61,8 +50,8 @@
 // calling goroutine is recognised as a worker (current.go), never queued
 // behind itself.
 //
-//   - Into its own pool (Run, Do, DoContext, TryDo, a layer function or
-//     NewGroup given the *Pool or Default(), Group.Wait): the call runs on
+//   - Into its own pool (Run, Do, DoContext, TryDo, DoOn, a function of
+//     package par or NewGroup given the *Pool or Default(), Group.Wait): the call runs on
 //     the task's own worker, exactly as if the task had passed its *Worker,
 //     with the results, panics, Goexits and contexts of the same call from
 //     outside. DoContext and TryDo then return when fn returns (fn runs on
@@ -76,18 +65,6 @@
 //     it does for anyone.
 //
 // Example_callFromTask shows it.
-//
-// The one-pass families split adaptively, as For does without a grain
-// (layer.go): a budget of one split per worker, reset when a piece is
-// stolen; families without a callback never cut pieces under a few
-// thousand elements, and on a *Pool they run short inputs on the calling
-// goroutine. The searches check a shared result before each block of
-// elements and skip every piece that can no longer improve it; the
-// ordered ones search in windows from their end, so no window past the
-// answer's starts (search.go). Filter, Partition and the scans take two
-// passes over a fixed set of pieces (count or reduce, then place). Panics
-// in callbacks reach the caller as a *PanicError after every piece
-// finished, whichever Runner was used.
 //
 // # Vocabulary
 //
@@ -230,9 +207,8 @@
 //
 // # Locks around fork-join
 //
-// Holding a lock (a sync.Mutex, say) around Join, JoinArgs, Scope, For,
-// MapReduce or any function of the data-parallel layer called with a
-// *Worker is safe: while the holder waits for a stolen half or a scope's
+// Holding a lock (a sync.Mutex, say) around Join, JoinArgs, Scope, or any
+// function of package par called with a *Worker is safe: while the holder waits for a stolen half or a scope's
 // tasks, its worker runs only parts of that same computation, never an
 // unrelated task that might want the lock (Example_mutexAroundJoin). What
 // still deadlocks, as it would with plain goroutines or any pool:
@@ -251,14 +227,6 @@
 //     of the caller's own pool take: the worker, lent out while the caller
 //     waits, may be running one of them when the call returns, and the
 //     caller waits for it.
-//
-// # Splitting loops
-//
-// For and MapReduce halve their range recursively with JoinArgs (no
-// allocation per split). With a grain, pieces are at most grain long. Without
-// one, splitting follows rayon's adaptive rule: a budget of one split per
-// worker, halved by each split and reset when a piece is stolen — so loops
-// split finely only while other workers are hungry.
 //
 // # Why it cannot deadlock
 //

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // fib forks at every level with JoinArgs: no closure, so no allocation.
@@ -104,7 +105,7 @@ func ExampleFor() {
 	defer p.Close()
 	squares := make([]int, 10)
 	p.Run(func(w *blitz.Worker) {
-		blitz.For(w, 0, len(squares), 0, func(_ *blitz.Worker, lo, hi int) {
+		par.For(w, 0, len(squares), 0, func(_ *blitz.Worker, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				squares[i] = i * i
 			}
@@ -118,7 +119,7 @@ func ExampleMapReduce() {
 	p, _ := blitz.New(blitz.WithWorkers(2))
 	defer p.Close()
 	sum := blitz.Do(p, func(w *blitz.Worker) int {
-		return blitz.MapReduce(w, 1, 101, 16, 0,
+		return par.MapReduce(w, 1, 101, 16, 0,
 			func(_ *blitz.Worker, lo, hi int) int {
 				s := 0
 				for i := lo; i < hi; i++ {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 func ExampleNewGroup() {
@@ -37,7 +38,7 @@ func ExampleGroup_Go() {
 		g, _ := blitz.NewGroup(context.Background(), w)
 		for i := range sums {
 			g.Go(func(w *blitz.Worker) error {
-				sums[i] = blitz.Sum(w, []int{i, i, i})
+				sums[i] = par.Sum(w, []int{i, i, i})
 				return nil
 			})
 		}

@@ -451,3 +451,30 @@ func together(t testing.TB, what string, n int, f func(i int)) {
 	close(start)
 	within(t, what, wg.Wait)
 }
+
+// forRange calls body over pieces of [lo, hi) of at most grain indexes
+// (grain > 0), halving the range with JoinArgs: a loop for the tests'
+// workloads (the par package has the real one).
+func forRange(w *Worker, lo, hi, grain int, body func(w *Worker, lo, hi int)) {
+	mapReduceRange(w, lo, hi, grain, struct{}{}, func(w *Worker, lo, hi int) struct{} { body(w, lo, hi); return struct{}{} }, func(struct{}, struct{}) struct{} { return struct{}{} })
+}
+
+// mapReduceRange is forRange with results combined in index order.
+func mapReduceRange[T any](w *Worker, lo, hi, grain int, identity T, mapper func(w *Worker, lo, hi int) T, reduce func(a, b T) T) T {
+	if hi <= lo {
+		return identity
+	}
+	if grain <= 0 {
+		grain = max(1, (hi-lo)/(8*w.Pool().Workers()))
+	}
+	var rec func(w *Worker, r [2]int) T
+	rec = func(w *Worker, r [2]int) T {
+		if r[1]-r[0] <= grain {
+			return mapper(w, r[0], r[1])
+		}
+		mid := r[0] + (r[1]-r[0])/2
+		a, b := JoinArgs(w, rec, [2]int{r[0], mid}, rec, [2]int{mid, r[1]})
+		return reduce(a, b)
+	}
+	return rec(w, [2]int{lo, hi})
+}

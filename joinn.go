@@ -14,9 +14,10 @@ func Join3[A, B, C any](r Runner, fa func(*Worker) A, fb func(*Worker) B, fc fun
 	var a A
 	var b B
 	var c C
-	enterLayer("Join3", r, func(w *Worker) {
+	doOn(r, func(w *Worker) struct{} {
 		w.Join(func(w *Worker) { a = fa(w) }, func(w *Worker) { b, c = Join(w, fb, fc) })
-	})
+		return struct{}{}
+	}, "Join3")
 	return a, b, c
 }
 
@@ -32,11 +33,11 @@ func JoinAll(r Runner, fns ...func(*Worker)) {
 			panic(fmt.Sprintf("blitz: JoinAll: nil function at index %d", i))
 		}
 	}
-	checkLayerRunner("JoinAll", r)
+	checkRunner(r, "JoinAll")
 	if len(fns) == 0 {
 		return
 	}
-	enterLayer("JoinAll", r, func(w *Worker) { joinAll(w, fns) })
+	doOn(r, func(w *Worker) struct{} { return joinAll(w, fns) }, "JoinAll")
 }
 
 // joinAll is a plain function, so JoinArgs takes it without allocating.

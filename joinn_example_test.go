@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 func ExampleJoin3() {
@@ -22,7 +23,7 @@ func ExampleJoinAll() {
 	blitz.JoinAll(blitz.Default(),
 		func(*blitz.Worker) { parts[0] = 1 },
 		func(*blitz.Worker) { parts[1] = 2 },
-		func(w *blitz.Worker) { parts[2] = blitz.Sum(w, []int{1, 2}) }, // nested parallel work
+		func(w *blitz.Worker) { parts[2] = par.Sum(w, []int{1, 2}) }, // nested parallel work
 		func(*blitz.Worker) { parts[3] = 4 },
 	)
 	fmt.Println(parts)

@@ -51,6 +51,24 @@ func (e *PanicError) Is(target error) bool { return target == ErrPanic }
 // newPanicError wraps a recovered value. It must be called from the deferred
 // function that recovered v, while the panicking frames are still on the
 // stack, so that debug.Stack shows them.
+// Catch calls f and returns nil if it returned, or its panic as the
+// *PanicError that a task's panic becomes: the value and the stack where it
+// happened (panic(nil) too, as everywhere in the package, also under
+// GODEBUG=panicnil=1). A runtime.Goexit in f goes on. It is for functions
+// that, like the par package's, run short work on the caller and must
+// report a panic in the same shape as work run on the pool.
+func Catch(f func()) (pe *PanicError) {
+	returned := false
+	defer func() {
+		if !returned {
+			pe = unwinding(recover())
+		}
+	}()
+	f()
+	returned = true
+	return nil
+}
+
 func newPanicError(v any) *PanicError {
 	if pe, ok := v.(*PanicError); ok {
 		return pe

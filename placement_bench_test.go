@@ -39,7 +39,7 @@ func BenchmarkPlacement(b *testing.B) {
 	}{
 		{"fib", func(w *Worker) { sink = fibArgs(w, 25) }},
 		{"for", func(w *Worker) {
-			For(w, 0, len(buf), 256, func(_ *Worker, lo, hi int) {
+			forRange(w, 0, len(buf), 256, func(_ *Worker, lo, hi int) {
 				for i := lo; i < hi; i++ {
 					buf[i] = buf[i]*0.5 + float64(i)
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 	"github.com/blitz-go/blitz/topology"
 )
 
@@ -18,7 +19,7 @@ func ExampleWithPlacement() {
 	}
 	defer p.Close()
 	sum := blitz.Do(p, func(w *blitz.Worker) int {
-		return blitz.MapReduce(w, 0, 1000, 100, 0,
+		return par.MapReduce(w, 0, 1000, 100, 0,
 			func(_ *blitz.Worker, lo, hi int) int {
 				s := 0
 				for i := lo; i < hi; i++ {

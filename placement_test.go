@@ -87,7 +87,7 @@ func checkWorkload(t *testing.T, p *Pool) {
 	t.Helper()
 	const n = 50_000 // the sum fits a 32-bit int
 	sum := doW(t, p, func(w *Worker) int {
-		return MapReduce(w, 0, n, 64, 0,
+		return mapReduceRange(w, 0, n, 64, 0,
 			func(_ *Worker, lo, hi int) int {
 				s := 0
 				for i := lo; i < hi; i++ {

@@ -223,6 +223,10 @@ func (p *Pool) Workers() int {
 	return len(p.workers)
 }
 
+// Closed reports whether Close or Shutdown has begun: the pool then refuses
+// every submission from outside its own tasks.
+func (p *Pool) Closed() bool { return p.closeStarted.Load() }
+
 // Name returns the pool's name (WithName).
 func (p *Pool) Name() string {
 	if p == nil {

@@ -743,7 +743,7 @@ func TestCloseReleasesWorkerMemory(t *testing.T) {
 	require.NoError(t, shutdownW(t, p, cancelled()), "Shutdown of a closed pool")
 	require.NoError(t, p.Close(), "Close of a closed pool")
 	checkRefusesClosed(t, p)
-	v := catchPanic(func() { Sum(p, []int{1, 2}) })
+	v := catchPanic(func() { treeSum(p, []int{1, 2}) })
 	err, _ = v.(error)
 	require.ErrorIs(t, err, ErrClosed, "Sum on a closed pool")
 	assert.Equal(t, st, p.Stats(), "Stats changed after Close")

@@ -226,7 +226,7 @@ func TestLazyOfferStorm(t *testing.T) {
 							qq = q
 						}
 						got := Do(p, func(w *Worker) int { return lazyMix(w, n, qq) })
-						assert.Equal(t, want[b2i(withQ)], got, "caller %d iteration %d", c, i)
+						assert.Equal(t, want[boolIndex(withQ)], got, "caller %d iteration %d", c, i)
 					}
 				})
 				var offered uint64
@@ -279,4 +279,12 @@ func TestLazyOffersReachEveryWorker(t *testing.T) {
 		t.Logf("every worker ran a leaf after %d trees", rounds)
 		assert.NotZero(t, p.Stats().JoinsStolen)
 	})
+}
+
+// boolIndex is 1 for true and 0 for false.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

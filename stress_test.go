@@ -62,7 +62,7 @@ func TestStressMixed(t *testing.T) {
 						}
 					case 2:
 						got := Do(p, func(w *Worker) int {
-							return MapReduce(w, 0, 1<<14, 0, 0, func(_ *Worker, lo, hi int) int { return hi - lo },
+							return mapReduceRange(w, 0, 1<<14, 0, 0, func(_ *Worker, lo, hi int) int { return hi - lo },
 								func(a, b int) int { return a + b })
 						})
 						if got != 1<<14 {

@@ -282,8 +282,7 @@ func callOwn[T any](w *Worker, fn func(*Worker) T) T {
 
 // callInline runs fn on w with Do's panic shape: a panic is re-raised as a
 // *PanicError (recover returns nil for a Goexit, which goes on). DoFrom on
-// the caller's own pool uses it, and so do the data-parallel functions run
-// on a *Worker (layer.go: enterLayer, doLayer).
+// the caller's own pool uses it, and so does DoOn on a *Worker (runner.go).
 func callInline[T any](w *Worker, fn func(*Worker) T) T {
 	ok := false
 	defer func() {

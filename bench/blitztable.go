@@ -195,7 +195,7 @@ func (r *Report) parkingTables() []table {
 			title: "futex vs condvar: wake latency and idle cost",
 			notes: []string{
 				"wake = time from Go() to the task running, tasks posted one at a time; parked: after the workers idled a while, yielding: at once after the previous task ran",
-				"idle CPU = process CPU per wall second with the pool idle (100% = one CPU); gap CPU = CPU burnt per second of the 1-20 ms gaps between bursts of blitz.Sum (bursts with gaps minus the same bursts back to back)",
+				"idle CPU = process CPU per wall second with the pool idle (100% = one CPU); gap CPU = CPU burnt per second of the 1-20 ms gaps between bursts of par.Sum (bursts with gaps minus the same bursts back to back)",
 				"context switches from getrusage, for the whole process",
 			},
 			header: []string{"parking", "workers", "parked p50", "parked p99", "vcsw/wake", "yielding p50", "yielding p99", "vcsw/wake",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The by-key workload is Blitz's "minByKey (10M)" and "maxByKey (10M)" over
@@ -74,10 +75,10 @@ func byKeyCases(cfg Config) []Case {
 				},
 				pool: func(p *blitz.Pool) int64 {
 					if op.min {
-						x, _ := blitz.MinByKey(p, s, key)
+						x, _ := par.MinByKey(p, s, key)
 						return x
 					}
-					x, _ := blitz.MaxByKey(p, s, key)
+					x, _ := par.MaxByKey(p, s, key)
 					return x
 				},
 			}

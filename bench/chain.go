@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The chain-sum workload is Blitz's "chain(2x5M) + sum": the sum of two
@@ -37,8 +38,8 @@ func chainCases(cfg Config) []Case {
 			pool: func(p *blitz.Pool) int64 {
 				return blitz.Do(p, func(w *blitz.Worker) int64 {
 					x, y := blitz.Join(w,
-						func(w *blitz.Worker) int64 { return blitz.Sum(w, a) },
-						func(w *blitz.Worker) int64 { return blitz.Sum(w, b) })
+						func(w *blitz.Worker) int64 { return par.Sum(w, a) },
+						func(w *blitz.Worker) int64 { return par.Sum(w, b) })
 					return x + y
 				})
 			},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The chunks-sum workload is Blitz's "chunks(1000) + sum": the int64 0, 1,
@@ -51,7 +52,7 @@ func chunksCases(cfg Config) []Case {
 				}, func(a, b int64) int64 { return a + b })
 			},
 			pool: func(p *blitz.Pool) int64 {
-				blitz.Chunks(p, s, size, func(_ *blitz.Worker, i int, c []int64) { slots[i] = sumInts(c) })
+				par.Chunks(p, s, size, func(_ *blitz.Worker, i int, c []int64) { slots[i] = sumInts(c) })
 				return sumInts(slots)
 			},
 		}

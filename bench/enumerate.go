@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The enumerate workload is Blitz's "enumerate + forEach": visiting every
@@ -46,7 +47,7 @@ func enumerateCases(cfg Config) []Case {
 			},
 			pool: func(p *blitz.Pool) int64 {
 				var bad atomic.Int64
-				blitz.ForEachIndex(p, s, func(i int, x int64) {
+				par.ForEachIndex(p, s, func(i int, x int64) {
 					if int64(i) != x {
 						bad.Add(1)
 					}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The flatten-sum workload is Blitz's "flatten(1000x10k) + sum": the sum of
@@ -41,7 +42,7 @@ func flattenCases(cfg Config) []Case {
 			goPar: func() int64 { return goChunks(outerN, func(lo, hi int) int64 { return sumNested(outer, lo, hi) }, add) },
 			pool: func(p *blitz.Pool) int64 {
 				return blitz.Do(p, func(w *blitz.Worker) int64 {
-					return blitz.MapReduce(w, 0, outerN, 1, 0, func(_ *blitz.Worker, lo, hi int) int64 { return sumNested(outer, lo, hi) }, add)
+					return par.MapReduce(w, 0, outerN, 1, 0, func(_ *blitz.Worker, lo, hi int) int64 { return sumNested(outer, lo, hi) }, add)
 				})
 			},
 		}

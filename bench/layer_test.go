@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The data-parallel layer beside its sequential counterpart, on 10M
@@ -127,7 +128,7 @@ func BenchmarkLayer(b *testing.B) {
 
 	b.Run("op=sum", func(b *testing.B) {
 		layerRows(b, p, func() float64 { return sumSeq(floats) }, nil,
-			func(r blitz.Runner) float64 { return blitz.Sum(r, floats) },
+			func(r blitz.Runner) float64 { return par.Sum(r, floats) },
 			func(s float64) bool { return s == want })
 	})
 
@@ -146,7 +147,7 @@ func BenchmarkLayer(b *testing.B) {
 		})
 		layerRows(b, p, func() float64 { return seqMinByKey(floats, key) },
 			func() float64 { return seqMinByKeyCall(floats, key) },
-			func(r blitz.Runner) float64 { m, _ := blitz.MinByKey(r, floats, key); return m },
+			func(r blitz.Runner) float64 { m, _ := par.MinByKey(r, floats, key); return m },
 			func(m float64) bool { return m == wantKey })
 	})
 
@@ -155,20 +156,20 @@ func BenchmarkLayer(b *testing.B) {
 	b.Run("op=any", func(b *testing.B) { // full scan: no element matches
 		layerRows(b, p, func() bool { return slices.ContainsFunc(ints, never) },
 			func() bool { return indexFuncCall(ints, never) >= 0 },
-			func(r blitz.Runner) bool { return blitz.Any(r, ints, never) },
+			func(r blitz.Runner) bool { return par.Any(r, ints, never) },
 			func(v bool) bool { return !v })
 	})
 	b.Run("op=all", func(b *testing.B) { // full scan: every element holds
 		layerRows(b, p, func() bool { return !slices.ContainsFunc(ints, func(x int) bool { return !always(x) }) },
 			func() bool { return allCall(ints, always) },
-			func(r blitz.Runner) bool { return blitz.All(r, ints, always) },
+			func(r blitz.Runner) bool { return par.All(r, ints, always) },
 			func(v bool) bool { return v })
 	})
 
 	isZero := func(x int) bool { return x == 0 }
 	b.Run("op=any-at-0", func(b *testing.B) { // the only match is the first element
 		layerRows(b, p, func() bool { return slices.ContainsFunc(ints, isZero) }, nil,
-			func(r blitz.Runner) bool { return blitz.Any(r, ints, isZero) },
+			func(r blitz.Runner) bool { return par.Any(r, ints, isZero) },
 			func(v bool) bool { return v })
 	})
 
@@ -181,7 +182,7 @@ func BenchmarkLayer(b *testing.B) {
 			total := 0
 			for range calls {
 				clear(seen)
-				if i := blitz.IndexFunc(r, ints, func(x int) bool { seen[x] = 1; return x == mid }); i != mid {
+				if i := par.IndexFunc(r, ints, func(x int) bool { seen[x] = 1; return x == mid }); i != mid {
 					b.Fatalf("IndexFunc = %d, want %d", i, mid)
 				}
 				for _, s := range seen {
@@ -211,7 +212,7 @@ func BenchmarkLayer(b *testing.B) {
 		b.Run("impl=blitz", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if blitz.IndexFunc(p, ints, isMid) != mid {
+				if par.IndexFunc(p, ints, isMid) != mid {
 					b.Fatal("wrong index")
 				}
 			}
@@ -222,7 +223,7 @@ func BenchmarkLayer(b *testing.B) {
 			var frac float64
 			p.Run(func(w *blitz.Worker) {
 				for b.Loop() {
-					if blitz.IndexFunc(w, ints, isMid) != mid {
+					if par.IndexFunc(w, ints, isMid) != mid {
 						panic("wrong index")
 					}
 				}
@@ -292,18 +293,18 @@ func TestLayerBenchmarksCheck(t *testing.T) {
 	}
 	defer p.Close()
 	floats := sumInput(5000)
-	if got, want := blitz.Sum(p, floats), sumSeq(floats); got != want {
+	if got, want := par.Sum(p, floats), sumSeq(floats); got != want {
 		t.Errorf("Sum = %v, want %v", got, want)
 	}
 	key := func(x float64) float64 { return math.Abs(x - 499.5) }
-	if m, _ := blitz.MinByKey(p, floats, key); m != seqMinByKey(floats, key) {
+	if m, _ := par.MinByKey(p, floats, key); m != seqMinByKey(floats, key) {
 		t.Errorf("MinByKey = %v, want %v", m, seqMinByKey(floats, key))
 	}
 	ints := layerInts(5000)
-	if i := blitz.IndexFunc(p, ints, func(x int) bool { return x == 2500 }); i != 2500 {
+	if i := par.IndexFunc(p, ints, func(x int) bool { return x == 2500 }); i != 2500 {
 		t.Errorf("IndexFunc = %d", i)
 	}
-	if fmt.Sprint(blitz.Any(p, ints, func(x int) bool { return x < 0 })) != "false" {
+	if fmt.Sprint(par.Any(p, ints, func(x int) bool { return x < 0 })) != "false" {
 		t.Error("Any found a negative")
 	}
 }

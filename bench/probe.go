@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The parking probes measure what a backend costs around the work rather
@@ -104,7 +105,7 @@ func runProbe(parking string, workers int, sz probeSizes) ParkProbe {
 	pr.IdleVCSW, pr.IdleIVCSW = perUnit(u0, u1, wall.Seconds())
 
 	xs := sumInput(sz.burstLen)
-	burst := func() { keep(blitz.Sum(p, xs)) }
+	burst := func() { keep(par.Sum(p, xs)) }
 	u0 = readUsage()
 	for i := 0; i < sz.bursts; i++ {
 		burst()

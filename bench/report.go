@@ -426,7 +426,7 @@ func workloadNote(workload string, s Sizes) string {
 			"goroutine-wg-top forks goroutines at the top %d levels only", joinGoLevels)
 	case "sort-f64":
 		return fmt.Sprintf("one op = sorting a fresh copy of the float64 input (the copy is untimed): slices.Sort, a goroutine per partition above %d "+
-			"finishing with slices.Sort, blitz.Sort", sortGoCutoff)
+			"finishing with slices.Sort, par.Sort", sortGoCutoff)
 	case "search", "by-key", "chunks-sum", "enumerate", "chain-sum", "zip-dot", "flatten-sum":
 		return "one op = the layer call against the loop and GOMAXPROCS goroutines over contiguous pieces (goSearch stops early), " +
 			"with Blitz's table's predicates and inputs (see the workload's file)"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The search workload is Blitz's find, position, any and all rows over the
@@ -32,30 +33,30 @@ const searchNever = 99_999_999
 var searchOps = []searchOp{
 	{"find-early", func(int) func(int64) bool { return func(x int64) bool { return x == 100 } },
 		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 {
-			if v, ok := blitz.FindAny(p, s, pred); ok {
+			if v, ok := par.FindAny(p, s, pred); ok {
 				return v
 			}
 			return -1
 		}, elementAt},
 	{"position-early", func(int) func(int64) bool { return func(x int64) bool { return x == 100 } },
 		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 {
-			return int64(blitz.IndexAnyFunc(p, s, pred))
+			return int64(par.IndexAnyFunc(p, s, pred))
 		},
 		indexOf},
 	{"position-middle", func(n int) func(int64) bool { m := int64(n / 2); return func(x int64) bool { return x == m } },
 		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 {
-			return int64(blitz.IndexAnyFunc(p, s, pred))
+			return int64(par.IndexAnyFunc(p, s, pred))
 		},
 		indexOf},
 	{"any-early", func(int) func(int64) bool { return func(x int64) bool { return x > 100 } },
-		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(blitz.Any(p, s, pred)) },
+		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(par.Any(p, s, pred)) },
 		found},
 	{"any-full", func(int) func(int64) bool { return func(x int64) bool { return x > searchNever } },
-		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(blitz.Any(p, s, pred)) },
+		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(par.Any(p, s, pred)) },
 		found},
 	{"all-pass", func(int) func(int64) bool { return func(x int64) bool { return !(x < searchNever) } },
 		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 {
-			return b2i(blitz.All(p, s, func(x int64) bool { return x < searchNever }))
+			return b2i(par.All(p, s, func(x int64) bool { return x < searchNever }))
 		},
 		notFound},
 }

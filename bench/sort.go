@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The sort workload is Blitz's "Sort 1M (random, sorted, reverse, equal)":
@@ -87,7 +88,7 @@ func sortCases(cfg Config) []Case {
 				prepare: func() { copy(buf, src) },
 				seq:     func() struct{} { slices.Sort(buf); return struct{}{} },
 				goPar:   func() struct{} { sortGo(buf); return struct{}{} },
-				pool:    func(p *blitz.Pool) struct{} { blitz.Sort(p, buf); return struct{}{} },
+				pool:    func(p *blitz.Pool) struct{} { par.Sort(p, buf); return struct{}{} },
 				verify: func() error {
 					if !slices.Equal(buf, sorted) {
 						return errors.New("output is not the sorted input")

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // BenchmarkSortWorkSplit measures how evenly a parallel sort spreads its
@@ -52,7 +53,7 @@ func BenchmarkSortWorkSplit(b *testing.B) {
 				}
 				st := p.Stats()
 				b.StartTimer()
-				blitz.SortFunc(p, buf, c)
+				par.SortFunc(p, buf, c)
 				b.StopTimer()
 				steals += p.Stats().JoinsStolen - st.JoinsStolen
 				total, most := int64(0), int64(0)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The sort benchmarks compare blitz.Sort, SortFunc and SortStableFunc with
@@ -76,21 +77,21 @@ type sortBenchImpl struct {
 func BenchmarkSort(b *testing.B) {
 	runSortBench(b, []string{"random", "sorted", "reverse", "equal", "organpipe"}, []sortBenchImpl{
 		{"slices", []int{1}, func(_ *blitz.Pool, s []int) { slices.Sort(s) }},
-		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { blitz.Sort(p, s) }},
+		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { par.Sort(p, s) }},
 	})
 }
 
 func BenchmarkSortFunc(b *testing.B) {
 	runSortBench(b, []string{"random"}, []sortBenchImpl{
 		{"slices", []int{1}, func(_ *blitz.Pool, s []int) { slices.SortFunc(s, cmp.Compare[int]) }},
-		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { blitz.SortFunc(p, s, cmp.Compare[int]) }},
+		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { par.SortFunc(p, s, cmp.Compare[int]) }},
 	})
 }
 
 func BenchmarkSortStableFunc(b *testing.B) {
 	runSortBench(b, []string{"random"}, []sortBenchImpl{
 		{"slices", []int{1}, func(_ *blitz.Pool, s []int) { slices.SortStableFunc(s, cmp.Compare[int]) }},
-		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { blitz.SortStableFunc(p, s, cmp.Compare[int]) }},
+		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { par.SortStableFunc(p, s, cmp.Compare[int]) }},
 	})
 }
 

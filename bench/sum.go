@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // sumInput returns n float64 whose sum is exact in any order: small integers
@@ -54,7 +55,7 @@ func sumCase(n int, impl string, workers int, kind Kind) Case {
 // total with a CAS loop (a few hundred chunks per op, so the CAS is noise).
 func sumFor(w *blitz.Worker, xs []float64, grain int) float64 {
 	var total atomic.Uint64
-	blitz.For(w, 0, len(xs), grain, func(_ *blitz.Worker, lo, hi int) {
+	par.For(w, 0, len(xs), grain, func(_ *blitz.Worker, lo, hi int) {
 		s := sumSeq(xs[lo:hi])
 		for {
 			old := total.Load()
@@ -68,7 +69,7 @@ func sumFor(w *blitz.Worker, xs []float64, grain int) float64 {
 
 // sumMapReduce sums xs with MapReduce.
 func sumMapReduce(w *blitz.Worker, xs []float64, grain int) float64 {
-	return blitz.MapReduce(w, 0, len(xs), grain, 0.0,
+	return par.MapReduce(w, 0, len(xs), grain, 0.0,
 		func(_ *blitz.Worker, lo, hi int) float64 { return sumSeq(xs[lo:hi]) },
 		func(a, b float64) float64 { return a + b })
 }
@@ -103,7 +104,7 @@ func sumCases(cfg Config) []Case {
 		{"blitz-mapreduce", func(p *blitz.Pool, xs []float64) float64 {
 			return blitz.Do(p, func(w *blitz.Worker) float64 { return sumMapReduce(w, xs, grain) })
 		}},
-		{"blitz-sum", func(p *blitz.Pool, xs []float64) float64 { return blitz.Sum(p, xs) }},
+		{"blitz-sum", func(p *blitz.Pool, xs []float64) float64 { return par.Sum(p, xs) }},
 	} {
 		out = append(out, poolRows(cfg, func(w int) Case { return sumCase(n, impl.name, w, KindBlitz) },
 			func(b *testing.B, c *Case, p *blitz.Pool) (func(), func()) {

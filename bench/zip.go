@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/par"
 )
 
 // The zip-dot workload is Blitz's "zip + dot product": the sum of a[i]*b[i]
@@ -36,7 +37,7 @@ func zipCases(cfg Config) []Case {
 			goPar: func() int64 { return goChunks(n, func(lo, hi int) int64 { return dot(a, b, lo, hi) }, add) },
 			pool: func(p *blitz.Pool) int64 {
 				return blitz.Do(p, func(w *blitz.Worker) int64 {
-					return blitz.MapReduce(w, 0, n, 0, 0, func(_ *blitz.Worker, lo, hi int) int64 { return dot(a, b, lo, hi) }, add)
+					return par.MapReduce(w, 0, n, 0, 0, func(_ *blitz.Worker, lo, hi int) int64 { return dot(a, b, lo, hi) }, add)
 				})
 			},
 		}

@@ -1,0 +1,72 @@
+// Package par runs loops and slice operations in parallel on a blitz pool:
+// the functions of Go's slices package (Sum, SortFunc, IndexFunc, ...) and
+// index-range loops, split over the pool's workers by work stealing.
+//
+// Every function takes a blitz.Runner first, which says where it runs:
+//
+//   - blitz.Default(): the pool a program shares, created on first use;
+//   - a *blitz.Pool of your own;
+//   - inside a task, the task's *blitz.Worker (or the task's own pool,
+//     which then runs the call on that worker): nested work runs on the
+//     task's worker without re-entering the pool.
+//
+// A short example:
+//
+//	total := par.Sum(blitz.Default(), prices)
+//	i := par.IndexFunc(blitz.Default(), users, func(u User) bool { return u.Banned })
+//	par.SortFunc(blitz.Default(), users, func(a, b User) int { return cmp.Compare(a.Age, b.Age) })
+//
+// # Which function
+//
+//	to ...                                   call
+//	run a body over pieces of an index range  For, ForContext (stops when a context ends)
+//	map pieces and combine in index order     MapReduce, MapReduceContext
+//	visit or transform every element          ForEach, ForEachIndex, MapInPlace, Map, Fill, Chunks
+//	keep some elements, in order              Filter; Partition (stable, in place)
+//	reduce to one value                       Sum, Count, Reduce, Min, Max, MinFunc, MaxFunc,
+//	                                          MinByKey, MaxByKey
+//	ask whether any or all elements match     Any, All, Contains, ContainsFunc
+//	find an element                           IndexFunc, Index (leftmost), LastIndexFunc
+//	                                          (rightmost), FindAny, IndexAnyFunc (any match)
+//	prefix sums, offsets from lengths         InclusiveScan, ExclusiveScan
+//	sort                                      Sort, SortFunc, SortByKey (pdqsort);
+//	                                          SortStableFunc, SortStableByKey (merge sort);
+//	                                          IsSorted, IsSortedFunc
+//	consume an iter.Seq in parallel           ForEachSeq
+//
+// Answers match the slices package: IndexFunc is leftmost, MinFunc returns
+// the first minimal element, Sort orders NaNs first. Searches stop once the
+// answer is known: no piece past a found match starts.
+//
+// # Rules
+//
+//   - Callbacks run in parallel, in no particular order: what they share
+//     must be synchronised. Reductions combine pieces in index order, so op
+//     must be associative, not commutative.
+//   - A panic in a callback reaches the caller as a *blitz.PanicError (the
+//     value and the stack where it happened) once every piece has stopped;
+//     a runtime.Goexit ends the caller's goroutine, as if the callback had
+//     run there.
+//   - Given a closed pool, from outside its tasks, every function panics
+//     with an error wrapping blitz.ErrClosed, at every input size. A nil
+//     Runner or callback panics.
+//   - Holding a lock around a call with a *Worker is safe: while the call
+//     waits for stolen pieces its worker runs only pieces of the same call.
+//     A callback that takes a lock held around the call deadlocks, as it
+//     would run sequentially.
+//
+// # Splitting
+//
+// A range starts with one split per worker; each split halves that budget,
+// and a piece stolen by another worker (some worker is idle) gets the budget
+// back. So an idle pool cuts a call into about twice as many pieces as it
+// has workers, and pieces keep splitting only while thieves keep taking
+// them. Functions without a callback (Sum, Min, Fill, Contains, ...) never
+// cut pieces under a few thousand elements, and on a *blitz.Pool they run
+// short inputs on the calling goroutine. For and MapReduce take a grain: a
+// grain > 0 cuts pieces of at most grain indexes, <= 0 splits adaptively.
+//
+// The per-element callback is called through a func value, which the
+// compiler does not inline: for the cheapest per-element work, Chunks or For
+// with a loop of your own keeps the callback inlined.
+package par
