@@ -6,6 +6,17 @@ import (
 	"github.com/blitz-go/blitz/atomics"
 )
 
+// Vocabulary.
+//
+// A worker is a goroutine (locked to its OS thread with the futex backend)
+// that owns a deque. A job is anything a worker runs (job.go): the second
+// half of a join (behind a frame), a spawned scope task (behind a spawn slot
+// of the spawning worker), or an injected task (Go, Run, Do). A jobRef is the
+// integer a deque carries to name a frame or a slot: deques never hold Go
+// pointers. A latch is a one-shot
+// event a worker waits for (sleep.CoreLatch). A root job is an injected one;
+// every other job descends from one and finishes before it.
+
 // Jobs.
 //
 // A job is anything a worker runs. There are three kinds, and a worker meets

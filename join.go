@@ -2,6 +2,43 @@ package blitz
 
 import "runtime"
 
+// Join, step by step.
+//
+// Each worker keeps its frames in a stack indexed by join depth, in chunks
+// that are never moved, so a thief can resolve a jobRef to a frame at any
+// time. A join at depth d:
+//
+//  1. stores the second half (function and argument) into frame d, reusing
+//     the frame's typed job object when the types match (so no allocation);
+//  2. offers it, or leaves it lazy (share.go). In the first levels of the
+//     worker's tree (d < eagerDepth), or when another worker has asked for
+//     work, it pushes frameRef(worker, d) — the deque's release store
+//     publishes the frame — and tells the sleep protocol
+//     (NewInternalJobs), which wakes a sleeper only when no idle worker can
+//     take the job; a request also pushes every half left lazy before,
+//     oldest first. Otherwise it marks the frame lazy: in no deque, so
+//     only this worker can run it;
+//  3. runs the first half inline;
+//  4. if the frame is still lazy, runs the second half inline with plain
+//     stores only (no fence, no sleep-protocol traffic: the common case
+//     deep in a tree). Otherwise it pops: if it gets its own ref back it
+//     runs the second half inline — no latch, no atomic read-modify-write
+//     beyond the deque's;
+//  5. otherwise a thief won the ref with a successful Steal (acquire) and
+//     stored its index in the frame. The joiner waits on frame d's latch,
+//     running only work that descends from the stolen half: it steals only
+//     from that thief, and only what the thief pushed while running the half
+//     (work isolation, wait.go). With nothing to take it asks the thief for
+//     work (share.go), yields, then sleeps on the latch alone, outside the
+//     sleep protocol's counters, until the Set or until the thief pushes
+//     work and nudges it (sleep.Nudge). The thief
+//     runs the half, records a panic or a Goexit in the frame, reads the
+//     owner's index, and Sets the latch (a SeqCst swap that releases the
+//     result); if the swap found the owner Sleeping it wakes it with
+//     NotifyWorkerLatchIsSet. The owner, having seen the Set, reads the
+//     result and Resets the latch: a free frame's latch is always Unset, so
+//     only stolen joins pay for the Reset.
+
 // The depth of the worker says where a join is, for the deferred cleanup
 // that runs when a half panics or calls runtime.Goexit. A join at depth d
 // uses frame d and sets w.depth:
@@ -116,14 +153,14 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 // It is JoinArgs for closures: convenient, but a closure that captures
 // variables usually costs a heap allocation to create. See JoinArgs for the
 // panic and Goexit rules.
-//
-// Its body repeats JoinArgs' rather than calling JoinArgs with a generic
-// adapter (callFunc[R](w, f) = f(w)) and the closures as arguments: measured,
-// that form made three allocations per join instead of one and cost 73 ns
-// per join instead of 27 (fib(30), one worker). The fork's lazy test is
-// written out in both for the same reason: an inlined helper measured 1-2%
-// slower per join (bench/results/join-lazy-amd64.txt).
 func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA, rb RB) {
+	// The body repeats JoinArgs' rather than calling JoinArgs with a
+	// generic adapter (callFunc[R](w, f) = f(w)) and the closures as
+	// arguments: measured, that form made three allocations per join
+	// instead of one and cost 73 ns per join instead of 27 (fib(30), one
+	// worker). The fork's lazy test is written out in both for the same
+	// reason: an inlined helper measured 1-2% slower per join
+	// (bench/results/join-lazy-amd64.txt).
 	if a == nil || b == nil {
 		panic("blitz: Join: nil function")
 	}

@@ -67,7 +67,7 @@ func WithParking(kind Parking) Option {
 // wake-up latency. A worker that has just handed a result to a caller
 // waiting in Run, Do, DoContext or TryDo, and forked nothing for it, makes
 // one round instead (except with ParkingFutex): the caller's next call
-// wakes it on the caller's own P (wait.go explains why).
+// wakes it on the caller's own P.
 func WithSpinRounds(n int) Option {
 	return func(c *config) {
 		if n < 0 || n > MaxSpinRounds {
@@ -141,11 +141,9 @@ func WithCapacity(n int) Option {
 // WithLatencySampling sets how often a submitted task's queue wait and run
 // time are measured for the Stats histograms: one task in every n, with n
 // rounded up to a power of two (the test is a mask of the task's queue
-// position). Reading
-// the clock costs about 25 ns on a typical Linux VM, three readings per timed
-// task, so the default (DefaultLatencySampling) keeps the average cost near
-// 5 ns per task. n = 1 times every task; n must not be negative; 0 keeps the
-// default.
+// position). A timed task reads the clock three times, so the default
+// (DefaultLatencySampling) keeps the clock off most tasks' path. n = 1 times
+// every task; n must not be negative; 0 keeps the default.
 func WithLatencySampling(n int) Option {
 	return func(c *config) {
 		if n < 0 {

@@ -11,6 +11,21 @@ import (
 	"github.com/blitz-go/blitz/sleep"
 )
 
+// Shutdown.
+//
+// Close (Shutdown without a deadline) closes the injector with one atomic OR
+// on its tail, which refuses every later submission and fixes the number of
+// tasks ever accepted, wakes submitters waiting for room (they get
+// ErrClosed), and waits until the workers' finished-task counts sum to that
+// number — every job forked from those tasks has finished by then, so all
+// deques are empty and no worker waits on a frame or scope latch. It then
+// Sets every worker's terminate latch, waking those asleep on it; a worker
+// that was only getting sleepy fails its Sleepy->Sleeping transition and sees
+// the Set. Close returns when every worker goroutine has exited. Shutdown
+// whose context ends first returns a *ShutdownError counting what is still
+// queued and running and the workers not yet exited; the pool drains and
+// stops by itself.
+
 // A Pool is a set of workers that run fork-join work and submitted tasks.
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A method called on a nil *Pool panics with a message that

@@ -47,7 +47,7 @@ const (
 
 // Scope calls fn with a new Scope and returns when fn and every task spawned
 // in the scope have finished; meanwhile the worker runs the scope's tasks
-// (and only those: see wait.go). If fn or a task panics, the other tasks
+// (and only those). If fn or a task panics, the other tasks
 // still run, and Scope then panics with the first panic as a *PanicError; if
 // one called runtime.Goexit (and none panicked), the caller's goroutine
 // exits after all finished. A nil fn panics.

@@ -7,6 +7,14 @@ import (
 	"github.com/blitz-go/blitz/sleep"
 )
 
+// Observability.
+//
+// Stats is one snapshot: scheduler counters (jobs executed, steals, sleeps,
+// wakes), queue depth, running, completed, rejected and panicked tasks, and
+// histograms of queue wait and run time over a sample of submitted tasks
+// (WithLatencySampling; reading the clock costs ~25 ns). Every counter is
+// written by one worker alone and summed on demand; Pool.Expvar publishes it.
+
 // Stats is a snapshot of a pool's counters, summed over its workers when
 // Pool.Stats is called. Counters (the uint64 fields and the histograms) only
 // grow, so two snapshots subtract (Histogram.Sub); Queued and Running are

@@ -5,6 +5,25 @@ import (
 	"github.com/blitz-go/blitz/sleep"
 )
 
+// Why the pool cannot deadlock.
+//
+// A worker only blocks in the parking backend, and only through the sleep
+// protocol, whose latch and jobs-event-counter handshake (package sleep)
+// guarantees that whoever Sets the latch it sleeps on, or posts a job it
+// could run, either sees it registered as sleeping and wakes it, or is seen
+// by it before it parks. Every latch a worker waits on is Set by a job that
+// was already published (a stolen frame, a spawned task, an injected job), and
+// every published job is run by some worker: its owner pops it (joins pop
+// their own second half, scopes run their tasks), or a thief stole it, or it
+// sits in the injector, which every idle worker polls and which the final
+// pre-sleep check re-reads after a SeqCst fence. A waiting worker that runs
+// nothing else (an isolated wait with nothing to steal from its thief) waits
+// only for work that is already running on another worker. Waits nest only
+// downwards (a waiting worker runs other jobs on top of its stack), and a
+// job never waits for a job pushed after it on the same worker, so there is
+// no cycle. The exceptions are the misuses listed under "Locks around
+// fork-join".
+
 // Waits and work isolation.
 //
 // A worker waits in one of four places, and what it may run meanwhile
