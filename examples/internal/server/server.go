@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/examples/blitzprom"
+	"github.com/blitz-go/blitz/blitzprom"
 )
 
 // WorkFunc is the per-request work: it must be safe for concurrent use and

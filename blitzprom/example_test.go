@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/examples/blitzprom"
+	"github.com/blitz-go/blitz/blitzprom"
 )
 
 // Export a pool's Stats at /metrics: register a Collector for the pool in a

@@ -18,7 +18,7 @@ type Collector struct {
 
 	workers, queued, running    *prometheus.Desc
 	completed, rejected, panics *prometheus.Desc
-	abandoned                   *prometheus.Desc
+	abandoned, handlerPanics    *prometheus.Desc
 	queueWait, runTime          *prometheus.Desc
 }
 
@@ -42,6 +42,8 @@ func NewCollector(src Source, name string) *Collector {
 		rejected:  desc("tasks_rejected_total", "Submissions refused because the queue was full (ErrQueueFull)."),
 		abandoned: desc("tasks_abandoned_total", "Submissions that gave up waiting for room in the full queue when their context ended."),
 		panics:    desc("task_panics_total", "Submitted tasks that panicked."),
+		handlerPanics: desc("handler_panics_total",
+			"Panics of the panic handler itself, recovered by the pool (Stats.HandlerPanics)."),
 		queueWait: desc("task_queue_wait_seconds", "Time from submission to start, of the sampled submitted tasks."),
 		runTime:   desc("task_run_seconds", "Time from start to end, of the sampled submitted tasks."),
 	}
@@ -49,7 +51,7 @@ func NewCollector(src Source, name string) *Collector {
 
 // Describe sends the descriptors of every metric Collect sends.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.queueWait, c.runTime} {
+	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.handlerPanics, c.queueWait, c.runTime} {
 		ch <- d
 	}
 }
@@ -70,6 +72,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.rejected, s.rejected)
 	counter(c.abandoned, s.abandoned)
 	counter(c.panics, s.panics)
+	counter(c.handlerPanics, s.handlerPanics)
 	for _, h := range []struct {
 		d *prometheus.Desc
 		h histogram
