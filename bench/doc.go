@@ -10,6 +10,20 @@
 //	go run . compare -charts out/ a.json b.json   # two machines or two commits
 //	go test -run '^$' -bench . -count 1   # the same rows as Go benchmarks, for benchstat
 //
+// # Layout
+//
+// The command is a thin main over three internal packages, each with its
+// own tests:
+//
+//	main.go             the command line: the report's flags and compare's
+//	bench_test.go       the Benchmark functions (go test -bench), over the same rows;
+//	                    layer_test.go, sort_test.go: the layer's and the sorts' own
+//	internal/workload   the workloads and every implementation of each: the rows (Case)
+//	internal/runner     runs the rows: interleaved repetitions, progress, the machine's
+//	                    identity and parallel capacity, the parking probes
+//	internal/report     the report: text, Markdown, JSON, compare and its charts
+//	internal/rusage     getrusage: CPU time, context switches, peak memory
+//
 // # Why a module of its own
 //
 // The peers (ants, pond, errgroup, conc) are dependencies of the comparison,
@@ -22,9 +36,10 @@
 // A workload is one problem (fib, tree-sum, fork-join, quicksort, sum,
 // sort-f64, search, by-key, chunks-sum, enumerate, chain-sum, zip-dot,
 // flatten-sum, submit); each has one file holding all its implementations,
-// the pool's included (fib.go, tree.go, forkjoin.go, ...). A row
-// (Case) is one workload at one size, run by one implementation ("impl")
-// with one worker count. Implementations are of three kinds: seq, the
+// the pool's included (internal/workload/fib.go,
+// internal/workload/forkjoin.go, ...). A row (Case) is one workload at one
+// size, run by one implementation ("impl") with one worker count.
+// Implementations are of three kinds: seq, the
 // sequential baseline; peers, the ways Go programmers parallelise today
 // (a goroutine and a WaitGroup per fork, with and without a sequential
 // cutoff; GOMAXPROCS goroutines over chunks; channel worker pools; pond;
@@ -87,7 +102,7 @@
 // # Parking: futex vs condvar
 //
 // With several backends (-parking all, or a list such as futex,cond) the
-// report ends with the probes of probe.go per backend: wake latency p50 and
+// report ends with the probes of internal/runner/probe.go per backend: wake latency p50 and
 // p99 of a task posted to parked workers and to workers still in their
 // yielding idle rounds, idle CPU steady and in the 1-20 ms gaps between
 // bursts of parallel work, context switches (getrusage) for each, then
@@ -109,7 +124,8 @@
 //
 // # How a row is measured
 //
-// Every row is a func(*testing.B) whose timed loop is measure (case.go):
+// Every row is a func(*testing.B) whose timed loop is measure
+// (internal/workload/case.go):
 // b.Loop, b.ReportAllocs, an untimed prepare where a row needs a fresh input
 // (the sorts), and b.ReportMetric for the per-item metric, x-seq and the
 // context switches per op. Before its timed loop a row computes its answer once and

@@ -12,7 +12,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/blitz-go/blitz/bench/internal/report"
+	"github.com/blitz-go/blitz/bench/internal/runner"
+	"github.com/blitz-go/blitz/bench/internal/workload"
 )
+
+// buildCommit is the commit the binary was built from, set with
+// -ldflags "-X main.buildCommit=..." when cross-building (see README).
+var buildCommit string
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -57,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args), Probes: *probes}
+	opts := runner.Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args), Probes: *probes, Commit: buildCommit}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err != nil {
@@ -91,7 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		opts.Raw = f
 	}
 
-	rep, runErr := RunSuite(opts)
+	rep, runErr := runner.Run(opts)
 	if rep == nil {
 		fmt.Fprintf(stderr, "bench: %v\n", runErr)
 		return 2
@@ -119,6 +127,68 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// runCompare is `bench compare [flags] A.json B.json`.
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: go run . compare [flags] A.json B.json\n\n"+
+			"Compares two JSON reports (-json): every row both have, with confidence\n"+
+			"intervals and p-values from golang.org/x/perf/benchmath, and writes charts.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	nameA := fs.String("a", "", "label of the first report (default: its file name)")
+	nameB := fs.String("b", "", "label of the second report (default: its file name)")
+	charts := fs.String("charts", "", "write speedup.png and wake.png into this directory")
+	md := fs.Bool("md", false, "print Markdown tables instead of aligned text")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintf(stderr, "bench compare: want two JSON reports, got %d arguments\n", fs.NArg())
+		return 2
+	}
+	a, err := report.ReadJSONFile(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "bench compare: %v\n", err)
+		return 2
+	}
+	b, err := report.ReadJSONFile(fs.Arg(1))
+	if err != nil {
+		fmt.Fprintf(stderr, "bench compare: %v\n", err)
+		return 2
+	}
+	la, lb := *nameA, *nameB
+	if la == "" {
+		la = strings.TrimSuffix(filepath.Base(fs.Arg(0)), ".json")
+	}
+	if lb == "" {
+		lb = strings.TrimSuffix(filepath.Base(fs.Arg(1)), ".json")
+	}
+	if la == lb {
+		la, lb = "A: "+la, "B: "+lb
+	}
+	cmp := report.Compare(a, b, la, lb)
+	write := cmp.WriteText
+	if *md {
+		write = cmp.WriteMarkdown
+	}
+	if err := write(stdout); err != nil {
+		fmt.Fprintf(stderr, "bench compare: %v\n", err)
+		return 1
+	}
+	if *charts != "" {
+		if err := report.WriteCharts(*charts, cmp); err != nil {
+			fmt.Fprintf(stderr, "bench compare: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
 // writeFile creates path and writes it with write.
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
@@ -135,14 +205,15 @@ func writeFile(path string, write func(io.Writer) error) error {
 // parseParking turns the -parking value into the backends to run: one
 // name, a comma-separated list, or all.
 func parseParking(s string) ([]string, error) {
+	names := workload.ParkingNames()
 	if s == "all" {
-		return parkingNames, nil
+		return names, nil
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		if !slices.Contains(parkingNames, f) {
-			return nil, fmt.Errorf("bad -parking %q: want one of %s, a comma-separated list of them, or all", s, strings.Join(parkingNames, ", "))
+		if !slices.Contains(names, f) {
+			return nil, fmt.Errorf("bad -parking %q: want one of %s, a comma-separated list of them, or all", s, strings.Join(names, ", "))
 		}
 		if slices.Contains(out, f) {
 			return nil, fmt.Errorf("bad -parking %q: %s named twice", s, f)
