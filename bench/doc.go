@@ -2,7 +2,7 @@
 // side by side with what Go users run today, in one process and one run, and
 // prints the report.
 //
-//	cd bench && go run .                  # the report: 5 interleaved repetitions, medians
+//	cd bench && go run .                  # the report: 6 interleaved repetitions, medians
 //	go run . -quick                       # a smoke run at tiny sizes (seconds)
 //	go run . -only 'Fib|Submit' -count 10 -out report.md
 //	go run . -parking all                 # futex, portable, cond and spin parking side by side
@@ -143,10 +143,11 @@
 // printing a progress line per row with the estimated time left (stderr).
 // It prints the verdict first (the pool's targets met and missed, and how
 // many of Blitz's rows the pool wins), then Blitz's table, then for each
-// workload and size the median ns/op, the per-item metric,
-// x-seq (ratio of medians), the ratio to the fastest peer row of the same
-// table, allocs/op and the spread (±half the range, in percent of the
-// median). Two summary tables follow: the speedup of every impl from the
+// workload and size the median ns/op with its 95% confidence interval
+// (golang.org/x/perf/benchmath, as benchstat computes them; six
+// repetitions at least, the default -count), the per-item metric, x-seq
+// (ratio of medians), the ratio to the fastest peer row of the same table
+// and allocs/op. Two summary tables follow: the speedup of every impl from the
 // fewest to the most workers, and, with several backends, the futex vs
 // condvar section. A row that fails its check is shown as FAILED with the reason and
 // the command exits 1.

@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			"and worker count. compare puts two JSON reports side by side.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	count := fs.Int("count", 5, "repetitions of every row, interleaved; medians are reported")
+	count := fs.Int("count", 6, "repetitions of every row, interleaved; medians are reported, with their 95% confidence intervals (6 repetitions at least)")
 	quick := fs.Bool("quick", false, "tiny sizes and one iteration per row: a smoke run that checks every row, not figures")
 	only := fs.String("only", "", "run only rows whose benchmark name matches this regexp (e.g. 'Fib|Submit', 'impl=blitz')")
 	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side)")

@@ -11,9 +11,6 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// compareConfidence is the confidence level of the intervals.
-const compareConfidence = 0.95
-
 // Compare puts two JSON reports side by side (two machines, or two commits
 // on one machine): for every row both measured, each side's median time per
 // op with its confidence interval, the ratio B/A with the p-value of a
@@ -66,8 +63,8 @@ func Compare(a, b *Report, labelA, labelB string) *Comparison {
 		sb := benchmath.NewSample(slices.Clone(rb.NsPerOp), &th)
 		row := comparedRow{
 			name: name, a: ra, b: rb,
-			sumA: benchmath.AssumeNothing.Summary(sa, compareConfidence),
-			sumB: benchmath.AssumeNothing.Summary(sb, compareConfidence),
+			sumA: benchmath.AssumeNothing.Summary(sa, confidence),
+			sumB: benchmath.AssumeNothing.Summary(sb, confidence),
 			cmp:  benchmath.AssumeNothing.Compare(sa, sb),
 		}
 		row.ratio = median(rb.NsPerOp) / median(ra.NsPerOp)
@@ -100,7 +97,7 @@ func (c *Comparison) table() table {
 		notes: []string{
 			"A: " + c.a.Machine.String(),
 			"B: " + c.b.Machine.String(),
-			fmt.Sprintf("medians with their %.0f%% confidence interval and B/A with the p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); ~ = no significant difference", 100*compareConfidence),
+			fmt.Sprintf("medians with their %.0f%% confidence interval and B/A with the p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); ~ = no significant difference", 100*confidence),
 			"speedup = the row's sequential time / its time, on its own machine: the figure that compares across machines",
 			"an interval needs at least 6 repetitions a row (-count 6; ∞ below), a significant p at least 4 on each side",
 			fmt.Sprintf("%d rows compared; %d only in A, %d only in B", len(c.rows), c.onlyA, c.onlyB),

@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/perf/benchmath"
+
 	"github.com/blitz-go/blitz/bench/internal/workload"
 )
 
@@ -56,26 +58,30 @@ type Result struct {
 	Err     string    // why the row failed, if it did
 }
 
-// median of xs (NaN when empty).
-func median(xs []float64) float64 {
+// confidence is the level of every confidence interval of the report.
+const confidence = 0.95
+
+// summary is the median of xs and its confidence interval, as benchstat
+// computes them (benchmath's AssumeNothing); NaN when xs is empty.
+func summary(xs []float64) benchmath.Summary {
 	if len(xs) == 0 {
-		return math.NaN()
+		return benchmath.Summary{Center: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1)}
 	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	th := benchmath.DefaultThresholds
+	return benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(xs), &th), confidence)
 }
 
-// spread is (max-min)/median of xs, the run-to-run variation of a row.
-func spread(xs []float64) float64 {
-	if len(xs) < 2 {
-		return math.NaN()
+// median of xs (NaN when empty).
+func median(xs []float64) float64 { return summary(xs).Center }
+
+// fmtCI writes the confidence interval of the median of xs as ±percent of
+// the median; ±∞ where the repetitions are too few for one (fewer than 6 at
+// 95%).
+func fmtCI(xs []float64) string {
+	if len(xs) == 0 {
+		return "-"
 	}
-	return (slices.Max(xs) - slices.Min(xs)) / median(xs)
+	return "±" + summary(xs).PctRangeString()
 }
 
 // group is the rows of one workload at one size: one table.
@@ -181,11 +187,11 @@ func (r *Report) tables() []table {
 		if r.showParking() {
 			t.header = append(t.header, "parking")
 		}
-		t.header = append(t.header, "ns/op", unit)
+		t.header = append(t.header, "ns/op", "±", unit)
 		if g.workload != "submit" {
 			t.header = append(t.header, "x-seq")
 		}
-		t.header = append(t.header, "vs best peer", "allocs/op", "spread", "runs")
+		t.header = append(t.header, "vs best peer", "allocs/op", "runs")
 		for _, res := range g.rows {
 			c := res.Case
 			row := []string{c.Label(), fmt.Sprint(c.Workers)}
@@ -202,7 +208,7 @@ func (r *Report) tables() []table {
 				continue
 			}
 			ns := median(res.NsPerOp)
-			row = append(row, fmtNs(ns), fmtNum(ns/c.PerOp))
+			row = append(row, fmtNs(ns), fmtCI(res.NsPerOp), fmtNum(ns/c.PerOp))
 			if g.workload != "submit" {
 				row = append(row, fmtRatio(g.xseq(res)))
 			}
@@ -210,7 +216,7 @@ func (r *Report) tables() []table {
 			if best != nil && c.Kind != workload.KindSeq {
 				vs = fmtRatio(ns / median(best.NsPerOp))
 			}
-			row = append(row, vs, fmtNum(median(res.Allocs)), fmtPct(spread(res.NsPerOp)), fmt.Sprint(len(res.NsPerOp)))
+			row = append(row, vs, fmtNum(median(res.Allocs)), fmt.Sprint(len(res.NsPerOp)))
 			t.rows = append(t.rows, row)
 		}
 		out = append(out, t)
@@ -447,7 +453,8 @@ func (r *Report) runLine() string {
 			bt = "1x"
 		}
 	}
-	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %v, parking %s; took %s; ratios are of medians, x-seq and vs best peer are time ratios (below 1 is faster)",
+	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %v, parking %s; took %s; ratios are of medians, x-seq and vs best peer are time ratios (below 1 is faster); "+
+		"± is the median's 95%% confidence interval (golang.org/x/perf/benchmath, as benchstat; ∞ below -count 6)",
 		r.Count, mode, bt, r.Workers, r.parkingLine(), r.Elapsed.Round(time.Second))
 }
 
@@ -506,13 +513,6 @@ func fmtRatio(v float64) string {
 		return fmt.Sprintf("%.0fx", v)
 	}
 	return fmt.Sprintf("%.2fx", v)
-}
-
-func fmtPct(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	return fmt.Sprintf("±%.0f%%", v*50)
 }
 
 // WriteRawHeader writes the configuration lines benchstat reads ("key:

@@ -149,7 +149,7 @@ func TestCompareLeavesInputs(t *testing.T) {
 	assert.Equal(t, before.String(), after.String())
 }
 
-func TestMedianSpread(t *testing.T) {
+func TestMedianAndInterval(t *testing.T) {
 	if !math.IsNaN(median(nil)) {
 		t.Error("median of nothing is not NaN")
 	}
@@ -169,7 +169,9 @@ func TestMedianSpread(t *testing.T) {
 			t.Errorf("median reordered its input")
 		}
 	}
-	if got := spread([]float64{90, 100, 110}); math.Abs(got-0.2) > 1e-12 {
-		t.Errorf("spread = %v, want 0.2", got)
-	}
+	// Six repetitions give a 95% interval, the smallest and largest of them.
+	six := []float64{102, 98, 100, 100, 101, 99}
+	assert.Equal(t, "±2%", fmtCI(six))
+	assert.Equal(t, "±∞", fmtCI(six[:5]), "five repetitions give no 95% interval")
+	assert.Equal(t, "-", fmtCI(nil))
 }
