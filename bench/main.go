@@ -37,17 +37,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run . [flags]\n       go run . compare [flags] A.json B.json\n\n"+
+		fmt.Fprintf(stderr, "usage: cd bench && go run . [flags]\n       cd bench && go run . compare [flags] A.json B.json\n\n"+
 			"Runs the Blitz for Go benchmark suite (Blitz's table, fork-join, data-parallel and\n"+
 			"submit workloads: our pool against sequential code, goroutines, ants, pond,\n"+
 			"errgroup and conc) and prints the verdict, then median figures per workload, impl\n"+
-			"and worker count. compare puts two JSON reports side by side.\n\nflags:\n")
+			"and worker count; every ratio is a speedup over the baseline it names. compare\n"+
+			"puts two JSON reports side by side.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	count := fs.Int("count", 6, "repetitions of every row, interleaved; medians are reported, with their 95% confidence intervals (6 repetitions at least)")
+	count := fs.Int("count", 6, "repetitions of every row, interleaved; medians are reported, with 95% confidence intervals from 6 on")
 	quick := fs.Bool("quick", false, "tiny sizes and one iteration per row: a smoke run that checks every row, not figures")
 	only := fs.String("only", "", "run only rows whose benchmark name matches this regexp (e.g. 'Fib|Submit', 'impl=blitz')")
-	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side)")
+	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side, with the futex vs condvar section)")
 	workers := fs.String("workers", defaultWorkers(), "comma-separated increasing worker counts (GOMAXPROCS limits for the goroutine peers), at most the CPUs allowed")
 	benchtime := fs.String("benchtime", "", "per-row benchmark time or count, as go test's -benchtime (default 1s; 1x with -quick)")
 	out := fs.String("out", "", "also write the report as Markdown to this file")
@@ -132,7 +133,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run . compare [flags] A.json B.json\n\n"+
+		fmt.Fprintf(stderr, "usage: cd bench && go run . compare [flags] A.json B.json\n\n"+
 			"Compares two JSON reports (-json): every row both have, with confidence\n"+
 			"intervals and p-values from golang.org/x/perf/benchmath, and writes charts.\n\nflags:\n")
 		fs.PrintDefaults()
@@ -258,14 +259,12 @@ func parseWorkers(s string) ([]int, error) {
 	return ws, nil
 }
 
-// commandLine is the command as a shell would take it back: arguments
-// outside [A-Za-z0-9_./=,:+-] are single-quoted. The program is "go run ."
-// when go run (or go test) built it, else the binary's name.
+// commandLine is the command as a reader runs it again, from the
+// repository root: `cd bench && go run .` and the arguments, whatever
+// binary ran (go run, ./bench, a cross-built one). Arguments outside
+// [A-Za-z0-9_./=,:+-] are single-quoted.
 func commandLine(args []string) string {
-	parts := []string{"go", "run", "."}
-	if len(os.Args) > 0 && !strings.Contains(os.Args[0], "go-build") {
-		parts = []string{"./" + filepath.Base(os.Args[0])}
-	}
+	parts := []string{"cd", "bench", "&&", "go", "run", "."}
 	for _, a := range args {
 		safe := a != ""
 		for _, r := range a {

@@ -84,12 +84,14 @@ func TestSuiteRuns(t *testing.T) {
 		assert.Empty(t, pr.Err, pr.Parking)
 		assert.NotEmpty(t, pr.WakeParkedNs, pr.Parking)
 	}
+	assert.True(t, strings.HasPrefix(rep.Command, "cd bench && go run . -quick -count 2 "), rep.Command)
 
 	out := stdout.String()
+	assert.Contains(t, out, "\ncommand: cd bench && go run . -quick -count 2 ")
 	for _, br := range workload.BlitzRows(workload.QuickSizes()) {
 		assert.Contains(t, out, br.Label)
 	}
-	for _, section := range []string{"== verdict: ", "== Blitz's table ", "== scaling", "== futex vs condvar: wake latency", "== futex vs condvar: throughput"} {
+	for _, section := range []string{"== verdict: ", "== Blitz's table ", "== scaling: ", "== futex vs condvar: wake latency", "== futex vs condvar: throughput"} {
 		assert.Contains(t, out, section)
 	}
 	assert.Contains(t, out, "Peak Memory")
@@ -107,6 +109,21 @@ func TestSuiteRuns(t *testing.T) {
 	mdText, err := os.ReadFile(md)
 	require.NoError(t, err)
 	assert.Contains(t, string(mdText), "## verdict: ")
+}
+
+// TestDefaultRunLacksParkingSection: a run with the default backend alone
+// replaces the futex vs condvar section by one line saying how to get it.
+func TestDefaultRunLacksParkingSection(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := -1
+	watchdog(t, 2*time.Minute, func() {
+		code = run([]string{"-quick", "-count", "1", "-q", "-workers", "1", "-only", "ForkJoin/depth=4/"}, &stdout, &stderr)
+	})
+	require.Equal(t, 0, code, "stderr:\n%s", stderr.String())
+	out := stdout.String()
+	assert.NotContains(t, out, "== futex vs condvar")
+	assert.Contains(t, out, "\nfutex vs condvar: not in this run, which parked with auto (= portable) only; `cd bench && go run . -parking all` runs every backend and adds the section\n")
+	assert.Empty(t, stderr.String(), "-q prints no progress")
 }
 
 // TestCompareCommand compares the two recorded reports through the
@@ -160,7 +177,7 @@ func TestBadFlags(t *testing.T) {
 	}
 	var stdout, stderr bytes.Buffer
 	assert.Equal(t, 0, run([]string{"-h"}, &stdout, &stderr))
-	assert.Contains(t, stderr.String(), "usage: go run . [flags]")
+	assert.Contains(t, stderr.String(), "usage: cd bench && go run . [flags]")
 }
 
 func TestParseParkingAndWorkers(t *testing.T) {
@@ -180,8 +197,7 @@ func TestParseParkingAndWorkers(t *testing.T) {
 
 func TestCommandLine(t *testing.T) {
 	got := commandLine([]string{"-count", "5", "-only", "Fib/n=30/|Submit", "-out", "it's.md", ""})
-	want := ` -count 5 -only 'Fib/n=30/|Submit' -out 'it'\''s.md' ''`
-	if !strings.HasSuffix(got, want) || !(strings.HasPrefix(got, "go run . ") || strings.HasPrefix(got, "./")) {
-		t.Errorf("commandLine = %s, want the program, then%s", got, want)
-	}
+	want := `cd bench && go run . -count 5 -only 'Fib/n=30/|Submit' -out 'it'\''s.md' ''`
+	assert.Equal(t, want, got)
+	assert.Equal(t, "cd bench && go run .", commandLine(nil))
 }

@@ -2,18 +2,19 @@ package report
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 
 	"github.com/blitz-go/blitz/bench/internal/workload"
 )
 
 // Blitz's table (workload.BlitzRows): every row of NerdMeNot/blitz's
-// BENCHMARKS.md, measured in this run at the most workers.
+// BENCHMARKS.md, measured in this run at the most workers, beside Blitz's
+// own published speedups. Those come from another machine and another
+// worker count, which every label of them names (blitzColumn).
 
-// maxWorkers is the largest worker count of the run.
-func (r *Report) maxWorkers() int { return slices.Max(r.Workers) }
+// blitzColumn labels Blitz's published figures wherever the report shows
+// them: its language, worker count and machine.
+const blitzColumn = "Blitz (Zig, 10 workers, Apple M3 Pro)"
 
 // bestPeerAt returns the fastest peer row of a workload and size at the
 // given worker count, or nil.
@@ -32,26 +33,27 @@ func (r *Report) bestPeerAt(wl, params string, workers int) *Result {
 }
 
 // blitzTable is Blitz's table at the most workers: per row the sequential
-// time, the best plain-Go version and the pool at each backend, with their
-// speedups over sequential.
+// time, the best plain-Go version and the pool at each backend, each with
+// its speedup over sequential, and Blitz's published speedup.
 func (r *Report) blitzTable() table {
 	w := r.maxWorkers()
 	t := table{
-		title: fmt.Sprintf("Blitz's table (NerdMeNot/blitz BENCHMARKS.md), %d workers", w),
+		title: fmt.Sprintf("Blitz's table (NerdMeNot/blitz BENCHMARKS.md) at %s, beside %s", fmtWorkers(w), blitzColumn),
 		notes: []string{
-			"rows and definitions of Blitz's table; speedup = seq time / impl time (above 1 is faster), same run",
+			"rows and definitions of Blitz's table; every speedup here is over seq: seq time / the column's time, same run, above 1 is faster",
 			"best plain Go = the fastest of the goroutine + WaitGroup versions at the same GOMAXPROCS; blitz = the pool's join or its data-parallel layer",
 			"Fork-Join rows are ns per fork (2^(depth+1)-1 per op, as in Blitz's table); the others time per op",
-			"Blitz (Zig) = Blitz's own published speedup (10 workers, Apple M3 Pro) where its table gives both times",
+			blitzColumn + " = Blitz's own published speedup over sequential, where its table gives both times: " +
+				"measured on that machine at that worker count, not in this run",
 			"find, position and any return any match, as Rayon's find_any and position_any: position (middle)'s match is where the first split starts the right half, so a parallel search finds it at once",
 		},
-		header: []string{"row", "seq", "best plain Go", "speedup"},
+		header: []string{"row", "seq", "best plain Go", "speedup over seq"},
 	}
 	for _, p := range r.Parkings {
-		t.header = append(t.header, "blitz "+p, "speedup")
+		t.header = append(t.header, "blitz "+p, "speedup over seq")
 	}
 	first := r.Parkings[0]
-	t.header = append(t.header, "vcsw/op ("+first+")", "ivcsw/op ("+first+")", "Blitz (Zig)")
+	t.header = append(t.header, "vcsw/op ("+first+")", "ivcsw/op ("+first+")", blitzColumn+": speedup over seq")
 	for _, br := range workload.BlitzRows(r.Sizes) {
 		seq := r.find(br.Workload, br.Params, "seq", 1, "")
 		if seq == nil {
@@ -71,7 +73,7 @@ func (r *Report) blitzTable() table {
 			if res == nil {
 				return "-"
 			}
-			return fmtRatio(median(seq.NsPerOp) / median(res.NsPerOp))
+			return fmtRatio(speedup(median(seq.NsPerOp), median(res.NsPerOp)))
 		}
 		peer := r.bestPeerAt(br.Workload, br.Params, w)
 		peerCell := "-"
@@ -127,20 +129,12 @@ func (r *Report) blitzTableVerdict() []string {
 		if rows == 0 {
 			continue
 		}
-		line := fmt.Sprintf("Blitz's table at %d workers, parking %s: the pool is faster than sequential code on %d of %d rows and than the best plain-Go version on %d of %d",
-			w, p, beatSeq, rows, beatGo, rows)
+		line := fmt.Sprintf("Blitz's table at %s, parking %s: the pool is faster than sequential code on %d of %d rows and than the best plain-Go version on %d of %d",
+			fmtWorkers(w), p, beatSeq, rows, beatGo, rows)
 		if len(lost) > 0 {
 			line += " (slower on: " + strings.Join(lost, "; ") + ")"
 		}
 		out = append(out, line)
 	}
 	return out
-}
-
-// fmtBytesSI writes a byte count in MB (10^6), as Blitz's table does.
-func fmtBytesSI(n int64) string {
-	if n <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f MB", math.Round(float64(n)/1e5)/10)
 }

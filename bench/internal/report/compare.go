@@ -5,15 +5,13 @@ import (
 	"io"
 	"math"
 	"slices"
-	"strings"
-	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
 )
 
 // Compare puts two JSON reports side by side (two machines, or two commits
 // on one machine): for every row both measured, each side's median time per
-// op with its confidence interval, the ratio B/A with the p-value of a
+// op with its confidence interval, B's speedup over A with the p-value of a
 // Mann-Whitney U test (benchmath's AssumeNothing, as benchstat), and each
 // side's speedup over its own sequential baseline, the figure that compares
 // across machines. WriteCharts draws it (charts.go).
@@ -32,9 +30,9 @@ type comparedRow struct {
 	a, b       *Result
 	sumA, sumB benchmath.Summary
 	cmp        benchmath.Comparison
-	// ratio is median B / median A; significant when the U test's p is
-	// below its alpha.
-	ratio       float64
+	// speedup is B's speedup over A: median A / median B, above 1 when B
+	// is faster; significant when the U test's p is below its alpha.
+	speedup     float64
 	significant bool
 	// seqA and seqB are each side's speedup over its own sequential row;
 	// NaN without one.
@@ -67,7 +65,7 @@ func Compare(a, b *Report, labelA, labelB string) *Comparison {
 			sumB: benchmath.AssumeNothing.Summary(sb, confidence),
 			cmp:  benchmath.AssumeNothing.Compare(sa, sb),
 		}
-		row.ratio = median(rb.NsPerOp) / median(ra.NsPerOp)
+		row.speedup = speedup(row.sumA.Center, row.sumB.Center)
 		row.significant = row.cmp.P < row.cmp.Alpha
 		row.seqA, row.seqB = a.seqSpeedup(ra), b.seqSpeedup(rb)
 		c.rows = append(c.rows, row)
@@ -87,7 +85,7 @@ func (r *Report) seqSpeedup(res *Result) float64 {
 	if seq == nil || len(res.NsPerOp) == 0 {
 		return math.NaN()
 	}
-	return median(seq.NsPerOp) / median(res.NsPerOp)
+	return speedup(median(seq.NsPerOp), median(res.NsPerOp))
 }
 
 // table renders the comparison.
@@ -97,20 +95,22 @@ func (c *Comparison) table() table {
 		notes: []string{
 			"A: " + c.a.Machine.String(),
 			"B: " + c.b.Machine.String(),
-			fmt.Sprintf("medians with their %.0f%% confidence interval and B/A with the p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); ~ = no significant difference", 100*confidence),
-			"speedup = the row's sequential time / its time, on its own machine: the figure that compares across machines",
-			"an interval needs at least 6 repetitions a row (-count 6; ∞ below), a significant p at least 4 on each side",
+			readingNote(),
+			fmt.Sprintf("B speedup over A = A's median time / B's (above 1: B is faster), with the p-value of a Mann-Whitney U test (golang.org/x/perf/benchmath, as benchstat); "+
+				"~ = no significant difference at p < %.2g", benchmath.DefaultThresholds.CompareAlpha),
+			"speedup over seq = the sequential row's time / the row's, on its own machine: the figure that compares across machines",
+			"an interval needs at least 6 repetitions a row (-count 6), a significant p at least 4 on each side",
 			fmt.Sprintf("%d rows compared; %d only in A, %d only in B", len(c.rows), c.onlyA, c.onlyB),
 		},
-		header: []string{"row", "A ns/op", "±", "B ns/op", "±", "B/A", "p", "A speedup", "B speedup"},
+		header: []string{"row", "A time/op", "±", "B time/op", "±", "B speedup over A", "p", "A speedup over seq", "B speedup over seq"},
 	}
 	for _, r := range c.rows {
-		ratio := fmtRatio(r.ratio)
+		ratio := fmtRatio(r.speedup)
 		if !r.significant {
 			ratio = "~ " + ratio
 		}
 		t.rows = append(t.rows, []string{
-			r.name, fmtNs(r.sumA.Center), r.sumA.PctRangeString(), fmtNs(r.sumB.Center), r.sumB.PctRangeString(),
+			r.name, fmtNs(r.sumA.Center), "±" + r.sumA.PctRangeString(), fmtNs(r.sumB.Center), "±" + r.sumB.PctRangeString(),
 			ratio, r.cmp.String(), fmtRatio(r.seqA), fmtRatio(r.seqB),
 		})
 	}
@@ -119,17 +119,7 @@ func (c *Comparison) table() table {
 
 // WriteText prints the comparison as an aligned table.
 func (c *Comparison) WriteText(w io.Writer) error {
-	t := c.table()
-	fmt.Fprintf(w, "== %s\n", t.title)
-	for _, n := range t.notes {
-		fmt.Fprintf(w, "   %s\n", n)
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\t\n", strings.Join(t.header, "\t"))
-	for _, row := range t.rows {
-		fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
-	}
-	return tw.Flush()
+	return writeTextTables(w, []table{c.table()})
 }
 
 // WriteMarkdown prints the comparison as a Markdown table.

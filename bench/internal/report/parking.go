@@ -2,14 +2,47 @@ package report
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/blitz-go/blitz/bench/internal/workload"
 )
 
-// parkingTables are the "futex vs condvar" section: the probes per backend,
-// then each workload's pool rows at the most workers per backend.
+// The futex vs condvar section: the parking probes per backend, then each
+// workload's pool rows per backend. It needs both backends in the run
+// (-parking all, or a list naming futex and cond); a run without one of
+// them gets one line saying how to get the section instead.
+
+// parkingRun is how to run the report with every backend.
+const parkingRun = "cd bench && go run . -parking all"
+
+// backendName returns the -parking name of the run that resolved to the
+// backend (the name itself first), or "".
+func (r *Report) backendName(backend string) string {
+	found := ""
+	for _, name := range r.Parkings {
+		got, ok := r.Resolved[name]
+		if !ok {
+			got = name // a report without the resolution: take the name at its word
+		}
+		if got != backend {
+			continue
+		}
+		if name == backend {
+			return name
+		}
+		if found == "" {
+			found = name
+		}
+	}
+	return found
+}
+
+// parkingTables is the futex vs condvar section, or its one line.
 func (r *Report) parkingTables() []table {
+	futex, cond := r.backendName("futex"), r.backendName("cond")
+	if futex == "" || cond == "" {
+		return []table{{title: fmt.Sprintf("futex vs condvar: not in this run, which parked with %s only; `%s` runs every backend and adds the section",
+			r.parkingLine(), parkingRun)}}
+	}
 	var out []table
 	if len(r.Probes) > 0 {
 		t := table{
@@ -38,22 +71,14 @@ func (r *Report) parkingTables() []table {
 		}
 		out = append(out, t)
 	}
-	if len(r.Parkings) < 2 {
-		return out
-	}
 	w := r.maxWorkers()
 	t := table{
-		title:  fmt.Sprintf("futex vs condvar: throughput per workload, %d workers", w),
-		notes:  []string{"median ns/op of the pool's rows per backend; the last column is the second backend named over the first"},
-		header: []string{"workload", "impl"},
+		title: fmt.Sprintf("futex vs condvar: throughput per workload at %s", fmtWorkers(w)),
+		notes: []string{"median time per op of the pool's rows per backend; the last column is the cond backend's speedup over the futex backend " +
+			"(futex time / cond time): above 1, cond is faster"},
+		header: append(append([]string{"workload", "impl"}, r.Parkings...),
+			fmt.Sprintf("speedup of %s over %s", cond, futex)),
 	}
-	ps := r.Parkings
-	a, b := ps[0], ps[1]
-	if slices.Contains(ps, "futex") && slices.Contains(ps, "cond") {
-		a, b = "futex", "cond"
-	}
-	t.header = append(t.header, ps...)
-	t.header = append(t.header, b+" / "+a)
 	seen := map[string]bool{}
 	for _, res := range r.Results {
 		c := res.Case
@@ -63,7 +88,7 @@ func (r *Report) parkingTables() []table {
 		}
 		seen[key] = true
 		row := []string{c.Workload + " " + c.Params, c.Impl}
-		for _, p := range ps {
+		for _, p := range r.Parkings {
 			cell := "-"
 			if res := r.find(c.Workload, c.Params, c.Impl, w, p); res != nil {
 				cell = fmtNs(median(res.NsPerOp))
@@ -71,9 +96,9 @@ func (r *Report) parkingTables() []table {
 			row = append(row, cell)
 		}
 		ratio := "-"
-		ra, rb := r.find(c.Workload, c.Params, c.Impl, w, a), r.find(c.Workload, c.Params, c.Impl, w, b)
+		ra, rb := r.find(c.Workload, c.Params, c.Impl, w, futex), r.find(c.Workload, c.Params, c.Impl, w, cond)
 		if ra != nil && rb != nil {
-			ratio = fmtRatio(median(rb.NsPerOp) / median(ra.NsPerOp))
+			ratio = fmtRatio(speedup(median(ra.NsPerOp), median(rb.NsPerOp)))
 		}
 		t.rows = append(t.rows, append(row, ratio))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchmath"
 
@@ -84,6 +85,10 @@ func fmtCI(xs []float64) string {
 	return "±" + summary(xs).PctRangeString()
 }
 
+// speedup is the convention of every ratio in the report: the baseline's
+// time over the row's, so above 1 is faster than the baseline.
+func speedup(baselineNs, ns float64) float64 { return baselineNs / ns }
+
 // group is the rows of one workload at one size: one table.
 type group struct {
 	workload, params string
@@ -144,17 +149,19 @@ func (g *group) seq() *Result {
 	return nil
 }
 
-// xseq is a row's time over the sequential time: the ratio of the medians
-// when the group has a seq row, else the median of the x-seq metric the row
-// measured against its own baseline.
-func (g *group) xseq(res *Result) float64 {
+// speedupOverSeq is a row's speedup over the sequential baseline: the
+// ratio of the medians when the group has a seq row, else the inverse of
+// the median of the x-seq metric the row measured against its own
+// baseline.
+func (g *group) speedupOverSeq(res *Result) float64 {
 	if s := g.seq(); s != nil {
-		return median(res.NsPerOp) / median(s.NsPerOp)
+		return speedup(median(s.NsPerOp), median(res.NsPerOp))
 	}
-	return median(res.XSeq)
+	return 1 / median(res.XSeq)
 }
 
-// table is a rendered table: a title, notes and cells.
+// table is a rendered section: a title, notes and cells. A section with
+// neither header nor rows is the title alone, one line.
 type table struct {
 	title  string
 	notes  []string
@@ -167,59 +174,16 @@ func (r *Report) showParking() bool {
 	return len(r.Parkings) > 1 || (len(r.Parkings) == 1 && r.Parkings[0] != "auto")
 }
 
+// maxWorkers is the largest worker count of the run.
+func (r *Report) maxWorkers() int { return slices.Max(r.Workers) }
+
 func (r *Report) tables() []table {
 	out := []table{r.targetsTable()}
 	if t := r.blitzTable(); len(t.rows) > 0 {
 		out = append(out, t)
 	}
 	for _, g := range r.groups() {
-		if len(g.rows) == 0 {
-			continue
-		}
-		unit := g.rows[0].Case.Unit
-		t := table{title: fmt.Sprintf("%s %s", g.workload, g.params)}
-		t.notes = append(t.notes, workload.Note(g.workload, r.Sizes))
-		best := g.bestPeer()
-		if best != nil {
-			t.notes = append(t.notes, fmt.Sprintf("best peer: %s workers=%d (%s/op)", best.Case.Impl, best.Case.Workers, fmtNs(median(best.NsPerOp))))
-		}
-		t.header = []string{"impl", "workers"}
-		if r.showParking() {
-			t.header = append(t.header, "parking")
-		}
-		t.header = append(t.header, "ns/op", "±", unit)
-		if g.workload != "submit" {
-			t.header = append(t.header, "x-seq")
-		}
-		t.header = append(t.header, "vs best peer", "allocs/op", "runs")
-		for _, res := range g.rows {
-			c := res.Case
-			row := []string{c.Label(), fmt.Sprint(c.Workers)}
-			if r.showParking() {
-				p := c.Parking
-				if p == "" {
-					p = "-"
-				}
-				row = append(row, p)
-			}
-			if res.Err != "" {
-				row = append(row, "FAILED: "+res.Err)
-				t.rows = append(t.rows, row)
-				continue
-			}
-			ns := median(res.NsPerOp)
-			row = append(row, fmtNs(ns), fmtCI(res.NsPerOp), fmtNum(ns/c.PerOp))
-			if g.workload != "submit" {
-				row = append(row, fmtRatio(g.xseq(res)))
-			}
-			vs := "-"
-			if best != nil && c.Kind != workload.KindSeq {
-				vs = fmtRatio(ns / median(best.NsPerOp))
-			}
-			row = append(row, vs, fmtNum(median(res.Allocs)), fmt.Sprint(len(res.NsPerOp)))
-			t.rows = append(t.rows, row)
-		}
-		out = append(out, t)
+		out = append(out, r.groupTable(g))
 	}
 	if s := r.scalingTable(); len(s.rows) > 0 {
 		out = append(out, s)
@@ -227,22 +191,64 @@ func (r *Report) tables() []table {
 	return append(out, r.parkingTables()...)
 }
 
+// groupTable is the table of one workload at one size: every row's median
+// time, its confidence interval, the per-item metric, allocations, and its
+// speedups over the sequential row and over the fastest peer row.
+func (r *Report) groupTable(g *group) table {
+	withSeq := g.workload != "submit" // submit has no sequential baseline
+	t := table{title: fmt.Sprintf("%s %s", g.workload, g.params)}
+	t.notes = append(t.notes, workload.Note(g.workload, r.Sizes))
+	best := g.bestPeer()
+	if best != nil {
+		t.notes = append(t.notes, fmt.Sprintf("best peer = %s at %s (%s/op), the fastest of the peer rows", best.Case.Impl,
+			fmtWorkers(best.Case.Workers), fmtNs(median(best.NsPerOp))))
+	}
+	t.header = []string{"impl", "workers"}
+	if r.showParking() {
+		t.header = append(t.header, "parking")
+	}
+	t.header = append(t.header, "time/op", "±", g.rows[0].Case.Unit, "allocs/op")
+	if withSeq {
+		t.header = append(t.header, "speedup over seq")
+	}
+	t.header = append(t.header, "speedup over best peer", "runs")
+	for _, res := range g.rows {
+		c := res.Case
+		row := []string{c.Label(), fmt.Sprint(c.Workers)}
+		if r.showParking() {
+			row = append(row, dash(c.Parking))
+		}
+		if res.Err != "" {
+			t.rows = append(t.rows, append(row, "FAILED: "+res.Err))
+			continue
+		}
+		ns := median(res.NsPerOp)
+		row = append(row, fmtNs(ns), fmtCI(res.NsPerOp), fmtNum(ns/c.PerOp), fmtNum(median(res.Allocs)))
+		if withSeq {
+			row = append(row, fmtRatio(g.speedupOverSeq(res)))
+		}
+		vs := "-"
+		if best != nil && c.Kind != workload.KindSeq {
+			vs = fmtRatio(speedup(median(best.NsPerOp), ns))
+		}
+		t.rows = append(t.rows, append(row, vs, fmt.Sprint(len(res.NsPerOp))))
+	}
+	return t
+}
+
 // scalingTable lists, for every implementation measured at more than one
-// worker count, its speedup from the fewest to the most workers.
+// worker count, its speedup at the most workers over the fewest.
 func (r *Report) scalingTable() table {
 	t := table{
-		title:  "scaling",
-		notes:  []string{"speedup = median ns/op at the fewest workers / median ns/op at the most workers, same impl and size"},
-		header: []string{"workload", "impl", "parking", "workers", "speedup"},
+		title:  "scaling: speedup at the most workers over the fewest",
+		notes:  []string{"speedup = median time at the fewest workers / median time at the most workers, same impl and size: above 1, more workers made it faster"},
+		header: []string{"workload", "impl", "parking", "workers", "speedup over the fewest workers"},
 	}
 	if len(r.Capacity) > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("the machine's parallel capacity during this run: %s goroutines on independent CPU-bound work ran %s faster than one "+
-			"(median of %d probes, one per repetition; min %s, max %s): no impl can scale beyond it",
-			fmt.Sprint(slices.Max(r.Workers)), fmtRatio(median(r.Capacity)), len(r.Capacity),
-			fmtRatio(slices.Min(r.Capacity)), fmtRatio(slices.Max(r.Capacity))))
+		t.notes = append(t.notes, r.capacityNote())
 	}
 	type key struct{ workload, params, impl, parking string }
-	// A row on a long-lived pool scales against its kind (implLabel).
+	// A row on a long-lived pool scales against its kind (Label).
 	byKey := map[key][]*Result{}
 	var order []key
 	for _, res := range r.Results {
@@ -257,9 +263,6 @@ func (r *Report) scalingTable() table {
 	}
 	for _, k := range order {
 		rs := byKey[k]
-		if len(rs) < 2 {
-			continue
-		}
 		lo, hi := rs[0], rs[0]
 		for _, res := range rs {
 			if res.Case.Workers < lo.Case.Workers {
@@ -272,17 +275,20 @@ func (r *Report) scalingTable() table {
 		if lo == hi {
 			continue
 		}
-		p := k.parking
-		if p == "" {
-			p = "-"
-		}
 		t.rows = append(t.rows, []string{
-			k.workload + " " + k.params, k.impl, p,
+			k.workload + " " + k.params, k.impl, dash(k.parking),
 			fmt.Sprintf("%d -> %d", lo.Case.Workers, hi.Case.Workers),
-			fmtRatio(median(lo.NsPerOp) / median(hi.NsPerOp)),
+			fmtRatio(speedup(median(lo.NsPerOp), median(hi.NsPerOp))),
 		})
 	}
 	return t
+}
+
+// capacityNote says what the machine offered during the run.
+func (r *Report) capacityNote() string {
+	return fmt.Sprintf("the machine's parallel capacity during this run: perfectly parallel work on %d goroutines ran %s faster than on one "+
+		"(median of %d probes, one per repetition; min %s, max %s): no speedup over 1 worker can exceed it",
+		r.maxWorkers(), fmtRatio(median(r.Capacity)), len(r.Capacity), fmtRatio(slices.Min(r.Capacity)), fmtRatio(slices.Max(r.Capacity)))
 }
 
 // find returns the result of the row with the given workload, params, impl,
@@ -298,59 +304,63 @@ func (r *Report) find(wl, params, impl string, workers int, parking string) *Res
 	return nil
 }
 
+// targetRow is one of the pool's performance goals with the value this
+// run measured: "at most 15", "7.86", "met".
+func targetRow(what, parking, goal, measured string, met bool) []string {
+	result := "missed"
+	if met {
+		result = "met"
+	}
+	return []string{what, parking, goal, measured, result}
+}
+
 // targetsTable checks the pool's performance targets against this run.
 func (r *Report) targetsTable() table {
 	t := table{
-		title:  "verdict: targets met and missed",
-		header: []string{"target", "parking", "measured", "goal", "met"},
+		title:  "verdict: the pool's targets, met or missed",
+		header: []string{"target", "parking", "goal", "measured", "result"},
 	}
 	if r.Quick {
 		t.notes = append(t.notes, "quick sizes: these figures say nothing about speed")
 	}
 	if len(r.Capacity) > 0 {
-		t.notes = append(t.notes, fmt.Sprintf("the machine's parallel capacity at %d workers during this run: %s (see scaling)", r.maxWorkers(), fmtRatio(median(r.Capacity))))
+		t.notes = append(t.notes, fmt.Sprintf("the machine's parallel capacity at %d workers during this run: %s (see scaling); no speedup over 1 worker can exceed it",
+			r.maxWorkers(), fmtRatio(median(r.Capacity))))
 	}
 	t.notes = append(t.notes, r.blitzTableVerdict()...)
 	t.notes = append(t.notes, "a one-worker pool has no thieves, so it pops its joins without the Chase-Lev fence: "+
-		"its ns/join is about half of a stealable worker's, which lowers the 1 -> 2 worker speedup below; "+
+		"its ns/join is about half of a stealable worker's, which lowers the speedup over 1 worker below; "+
 		"the speedup of the stealable path alone is BenchmarkFibGeneralPath against BenchmarkFib in the root package "+
 		"(bench/results/join-fastpath-amd64.txt)")
 	s := r.Sizes
 	fibP := fmt.Sprintf("n=%d", s.Fib)
 	spP := fmt.Sprintf("n=%d", s.FibSpeedup)
 	taskP := fmt.Sprintf("tasks=%d", s.Tasks)
-	met := func(ok bool) string {
-		if ok {
-			return "yes"
+	var submitPeer *Result
+	for _, g := range r.groups() {
+		if g.workload == "submit" && g.params == taskP {
+			submitPeer = g.bestPeer()
 		}
-		return "NO"
-	}
-	var groups = r.groups()
-	bestPeerOf := func(wl, params string) *Result {
-		for _, g := range groups {
-			if g.workload == wl && g.params == params {
-				return g.bestPeer()
-			}
-		}
-		return nil
 	}
 	for _, parking := range r.Parkings {
 		if res := r.find("fib", fibP, "blitz-args", 1, parking); res != nil {
 			v := median(res.NsPerOp) / res.Case.PerOp
-			t.rows = append(t.rows, []string{fmt.Sprintf("fib(%d) ns/join, 1 worker, JoinArgs", s.Fib), parking, fmtNum(v), "<= 15", met(v <= 15)})
+			t.rows = append(t.rows, targetRow(fmt.Sprintf("fib(%d) ns/join at 1 worker, JoinArgs", s.Fib), parking, "at most 15", fmtNum(v), v <= 15))
 		}
 		for _, w := range r.Workers {
 			if res := r.find("fib", fibP, "blitz-args", w, parking); res != nil {
-				v := median(res.Allocs) / res.Case.PerOp
-				t.rows = append(t.rows, []string{fmt.Sprintf("fib(%d) allocs/join, %d workers, JoinArgs", s.Fib, w), parking,
-					fmt.Sprintf("%.2g (%s allocs/op)", v, fmtNum(median(res.Allocs))), "0 (< 1e-4: per-op entry only)", met(v < 1e-4)})
+				perOp := median(res.Allocs)
+				v := perOp / res.Case.PerOp
+				t.rows = append(t.rows, targetRow(fmt.Sprintf("fib(%d) allocs/join at %s, JoinArgs", s.Fib, fmtWorkers(w)), parking,
+					"below 1e-4 (0 but the op's entry into the pool)", fmt.Sprintf("%.2g (%s allocs/op)", v, fmtNum(perOp)), v < 1e-4))
 			}
 		}
 		if slices.Contains(r.Workers, 1) && slices.Contains(r.Workers, 2) {
 			lo, hi := r.find("fib", spP, "blitz-args", 1, parking), r.find("fib", spP, "blitz-args", 2, parking)
 			if lo != nil && hi != nil {
-				v := median(lo.NsPerOp) / median(hi.NsPerOp)
-				t.rows = append(t.rows, []string{fmt.Sprintf("fib(%d) speedup 1 -> 2 workers", s.FibSpeedup), parking, fmtRatio(v), ">= 1.80x", met(v >= 1.8)})
+				v := speedup(median(lo.NsPerOp), median(hi.NsPerOp))
+				t.rows = append(t.rows, targetRow(fmt.Sprintf("fib(%d) speedup at 2 workers over 1 worker", s.FibSpeedup), parking,
+					"at least 1.80x", fmtRatio(v), v >= 1.8))
 			}
 		}
 		for _, w := range r.Workers {
@@ -359,35 +369,78 @@ func (r *Report) targetsTable() table {
 				continue
 			}
 			v := median(res.NsPerOp) / res.Case.PerOp
-			t.rows = append(t.rows, []string{fmt.Sprintf("submit ns/task, %d workers", w), parking, fmtNum(v), "<= 80", met(v <= 80)})
-			if best := bestPeerOf("submit", taskP); best != nil {
-				x := median(best.NsPerOp) / median(res.NsPerOp)
-				t.rows = append(t.rows, []string{fmt.Sprintf("submit, %d workers: best peer (%s workers=%d) time / ours", w, best.Case.Impl, best.Case.Workers),
-					parking, fmtRatio(x), ">= 2.00x", met(x >= 2)})
+			t.rows = append(t.rows, targetRow(fmt.Sprintf("submit ns/task at %s", fmtWorkers(w)), parking, "at most 80", fmtNum(v), v <= 80))
+			if submitPeer != nil {
+				x := speedup(median(submitPeer.NsPerOp), median(res.NsPerOp))
+				t.rows = append(t.rows, targetRow(fmt.Sprintf("submit at %s: speedup over the best peer (%s at %s)", fmtWorkers(w),
+					submitPeer.Case.Impl, fmtWorkers(submitPeer.Case.Workers)), parking, "at least 2.00x", fmtRatio(x), x >= 2))
 			}
 		}
 	}
 	return t
 }
 
+// howToRun is the command that runs the report as a reader types it, from
+// the repository root: `cd bench && go run .` and the flags, whether the
+// run was that or a built binary (./bench, a cross-built one).
+func howToRun(cmd string) string {
+	const run = "cd bench && go run ."
+	if cmd == "" || strings.HasPrefix(cmd, run) {
+		return cmd
+	}
+	if rest, ok := strings.CutPrefix(cmd, "go run ."); ok {
+		return run + rest
+	}
+	if _, flags, ok := strings.Cut(cmd, " "); ok {
+		return run + " " + flags
+	}
+	return run
+}
+
+// readingNote says how to read every table.
+func readingNote() string {
+	return fmt.Sprintf("every ratio is a speedup over the baseline its column names (the baseline's time / this row's time): above 1 is faster than it, below 1 slower; "+
+		"times are medians of the repetitions, ± is the median's %.0f%% confidence interval (golang.org/x/perf/benchmath, as benchstat; ∞ below -count 6)", 100*confidence)
+}
+
 // WriteText prints the report as aligned plain-text tables.
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "Blitz for Go benchmark report, %s\n", r.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "machine: %s\n", r.Machine)
 	if r.Command != "" {
-		fmt.Fprintf(w, "command: %s\n", r.Command)
+		fmt.Fprintf(w, "command: %s\n", howToRun(r.Command))
 	}
+	fmt.Fprintf(w, "machine: %s\n", r.Machine)
 	fmt.Fprintf(w, "%s\n", r.runLine())
+	fmt.Fprintf(w, "reading: %s\n", readingNote())
 	fmt.Fprintf(w, "%s\n", r.Machine.Details())
-	for _, t := range r.tables() {
+	return writeTextTables(w, r.tables())
+}
+
+// writeTextTables prints tables as aligned text under "== title" lines.
+func writeTextTables(w io.Writer, tables []table) error {
+	for _, t := range tables {
+		if len(t.header) == 0 && len(t.rows) == 0 {
+			fmt.Fprintf(w, "\n%s\n", t.title)
+			continue
+		}
 		fmt.Fprintf(w, "\n== %s\n", t.title)
 		for _, n := range t.notes {
 			fmt.Fprintf(w, "   %s\n", n)
 		}
+		// Figures align right, the first column (the row's name) left.
+		width := 0
+		for _, row := range append([][]string{t.header}, t.rows...) {
+			width = max(width, utf8.RuneCountInString(row[0]))
+		}
+		pad := func(row []string) string {
+			cells := slices.Clone(row)
+			cells[0] += strings.Repeat(" ", width-utf8.RuneCountInString(cells[0]))
+			return strings.Join(cells, "\t")
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "%s\t\n", strings.Join(t.header, "\t"))
+		fmt.Fprintf(tw, "  %s\t\n", pad(t.header))
 		for _, row := range t.rows {
-			fmt.Fprintf(tw, "%s\t\n", strings.Join(row, "\t"))
+			fmt.Fprintf(tw, "  %s\t\n", pad(row))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -398,13 +451,14 @@ func (r *Report) WriteText(w io.Writer) error {
 
 // WriteMarkdown prints the report as Markdown tables.
 func (r *Report) WriteMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "# Benchmark report\n\n")
+	fmt.Fprintf(w, "# Blitz for Go benchmark report\n\n")
 	fmt.Fprintf(w, "- date: %s\n", r.Started.UTC().Format(time.RFC3339))
-	fmt.Fprintf(w, "- machine: %s\n", r.Machine)
 	if r.Command != "" {
-		fmt.Fprintf(w, "- command: `%s`\n", r.Command)
+		fmt.Fprintf(w, "- command: `%s`\n", howToRun(r.Command))
 	}
+	fmt.Fprintf(w, "- machine: %s\n", r.Machine)
 	fmt.Fprintf(w, "- %s\n", r.runLine())
+	fmt.Fprintf(w, "- reading: %s\n", readingNote())
 	fmt.Fprintf(w, "- %s\n", r.Machine.Details())
 	return writeMarkdownTables(w, r.tables())
 }
@@ -412,6 +466,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // writeMarkdownTables prints tables as Markdown sections.
 func writeMarkdownTables(w io.Writer, tables []table) error {
 	for _, t := range tables {
+		if len(t.header) == 0 && len(t.rows) == 0 {
+			fmt.Fprintf(w, "\n%s\n", t.title)
+			continue
+		}
 		fmt.Fprintf(w, "\n## %s\n\n", t.title)
 		for _, n := range t.notes {
 			fmt.Fprintf(w, "%s.  \n", n)
@@ -444,7 +502,7 @@ func writeMarkdownTables(w io.Writer, tables []table) error {
 func (r *Report) runLine() string {
 	mode := "full sizes"
 	if r.Quick {
-		mode = "quick sizes (smoke run, not figures)"
+		mode = "quick sizes (a smoke run: the figures say nothing about speed)"
 	}
 	bt := r.Benchtime
 	if bt == "" {
@@ -453,9 +511,12 @@ func (r *Report) runLine() string {
 			bt = "1x"
 		}
 	}
-	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %v, parking %s; took %s; ratios are of medians, x-seq and vs best peer are time ratios (below 1 is faster); "+
-		"± is the median's 95%% confidence interval (golang.org/x/perf/benchmath, as benchstat; ∞ below -count 6)",
-		r.Count, mode, bt, r.Workers, r.parkingLine(), r.Elapsed.Round(time.Second))
+	ws := make([]string, len(r.Workers))
+	for i, n := range r.Workers {
+		ws[i] = fmt.Sprint(n)
+	}
+	return fmt.Sprintf("run: -count %d, %s, benchtime %s, workers %s, parking %s; took %s",
+		r.Count, mode, bt, strings.Join(ws, ", "), r.parkingLine(), r.Elapsed.Round(time.Second))
 }
 
 // parkingLine names the backends run, with what each resolved to.
@@ -473,6 +534,42 @@ func (r *Report) parkingLine() string {
 		parts = append(parts, desc)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// WriteRawHeader writes the configuration lines benchstat reads ("key:
+// value", keys without spaces) at the head of a raw file (go test -bench
+// format), so it carries the machine's identity as the JSON report does.
+func (r *Report) WriteRawHeader(w io.Writer) {
+	m := r.Machine
+	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/blitz-go/blitz/bench\ncpu: %s\n", m.GOOS, m.GOARCH, m.CPUModel)
+	for _, kv := range [][2]string{
+		{"arch-level", m.ArchLevel}, {"go-version", m.GoVersion}, {"commit", m.Commit},
+		{"kernel", m.Kernel}, {"hypervisor", m.Hypervisor}, {"vendor", m.Vendor},
+		{"features", strings.Join(m.Features, " ")}, {"caches", strings.Join(m.Caches, ", ")},
+		{"num-cpu", fmt.Sprint(m.NumCPU)}, {"allowed-cpus", fmt.Sprint(m.Allowed)}, {"cores", fmt.Sprint(m.Cores)},
+		{"smt", fmt.Sprint(m.SMT)}, {"numa-nodes", fmt.Sprint(m.NUMANodes)},
+		{"parking", r.parkingLine()}, {"workers", fmt.Sprint(r.Workers)},
+	} {
+		if kv[1] != "" {
+			fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
+		}
+	}
+}
+
+// dash is s, or "-" for none.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// fmtWorkers writes a worker count: "1 worker", "2 workers".
+func fmtWorkers(n int) string {
+	if n == 1 {
+		return "1 worker"
+	}
+	return fmt.Sprintf("%d workers", n)
 }
 
 func fmtNs(ns float64) string {
@@ -505,32 +602,23 @@ func fmtNum(v float64) string {
 	return fmt.Sprintf("%.2g", v)
 }
 
+// fmtRatio writes a speedup: 1.25x, 133x, 0.0041x.
 func fmtRatio(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "-"
-	}
-	if v >= 100 {
+	case v >= 100:
 		return fmt.Sprintf("%.0fx", v)
+	case v >= 0.01 || v == 0:
+		return fmt.Sprintf("%.2fx", v)
 	}
-	return fmt.Sprintf("%.2fx", v)
+	return fmt.Sprintf("%.2gx", v)
 }
 
-// WriteRawHeader writes the configuration lines benchstat reads ("key:
-// value", keys without spaces) at the head of a raw file (go test -bench
-// format), so it carries the machine's identity as the JSON report does.
-func (r *Report) WriteRawHeader(w io.Writer) {
-	m := r.Machine
-	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: github.com/blitz-go/blitz/bench\ncpu: %s\n", m.GOOS, m.GOARCH, m.CPUModel)
-	for _, kv := range [][2]string{
-		{"arch-level", m.ArchLevel}, {"go-version", m.GoVersion}, {"commit", m.Commit},
-		{"kernel", m.Kernel}, {"hypervisor", m.Hypervisor}, {"vendor", m.Vendor},
-		{"features", strings.Join(m.Features, " ")}, {"caches", strings.Join(m.Caches, ", ")},
-		{"num-cpu", fmt.Sprint(m.NumCPU)}, {"allowed-cpus", fmt.Sprint(m.Allowed)}, {"cores", fmt.Sprint(m.Cores)},
-		{"smt", fmt.Sprint(m.SMT)}, {"numa-nodes", fmt.Sprint(m.NUMANodes)},
-		{"parking", r.parkingLine()}, {"workers", fmt.Sprint(r.Workers)},
-	} {
-		if kv[1] != "" {
-			fmt.Fprintf(w, "%s: %s\n", kv[0], kv[1])
-		}
+// fmtBytesSI writes a byte count in MB (10^6), as Blitz's table does.
+func fmtBytesSI(n int64) string {
+	if n <= 0 {
+		return "-"
 	}
+	return fmt.Sprintf("%.1f MB", math.Round(float64(n)/1e5)/10)
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata from the recorded reports")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata from the recorded and synthetic reports")
 
 // The recorded inputs: two JSON reports of the same quick run, one from
 // this amd64 machine and one from an arm64 build under qemu-aarch64 (see
@@ -28,7 +28,7 @@ const (
 )
 
 // golden compares got with the golden file, or rewrites it under -update:
-// go test -run Golden -update ./internal/report.
+// go test -run 'Golden|Synthetic' -update ./internal/report.
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
 	if *update {
@@ -55,8 +55,10 @@ func TestGoldenReport(t *testing.T) {
 		// The verdict comes first, then Blitz's table.
 		titles := regexp.MustCompile(`(?m)^== (.*)$`).FindAllStringSubmatch(txt.String(), -1)
 		require.GreaterOrEqual(t, len(titles), 3)
-		assert.Equal(t, "verdict: targets met and missed", titles[0][1])
+		assert.Equal(t, "verdict: the pool's targets, met or missed", titles[0][1])
 		assert.True(t, strings.HasPrefix(titles[1][1], "Blitz's table"), titles[1][1])
+		// The recorded runs were a built binary: the report says how to run it.
+		assert.Contains(t, txt.String(), "\ncommand: cd bench && go run . -quick -count 3 ")
 		assert.Contains(t, txt.String(), "futex vs condvar: wake latency and idle cost")
 		assert.Contains(t, txt.String(), "futex vs condvar: throughput per workload")
 	}
@@ -119,7 +121,7 @@ func TestGoldenCompare(t *testing.T) {
 	require.NotEmpty(t, cmp.rows)
 	for _, r := range cmp.rows {
 		assert.Equal(t, r.a.Case.FullName(), r.b.Case.FullName())
-		assert.InDelta(t, median(r.b.NsPerOp)/median(r.a.NsPerOp), r.ratio, 1e-12)
+		assert.InDelta(t, median(r.a.NsPerOp)/median(r.b.NsPerOp), r.speedup, 1e-12, "B's speedup over A is A's time over B's")
 		assert.Equal(t, r.cmp.P < r.cmp.Alpha, r.significant)
 	}
 	assert.Equal(t, 0, cmp.onlyA)
