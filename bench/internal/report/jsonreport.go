@@ -98,9 +98,9 @@ func nonNil(xs []float64) []float64 {
 	return xs
 }
 
-// ReadJSON reads a JSON report back into a Report (rows without bodies: it
+// readJSON reads a JSON report back into a Report (rows without bodies: it
 // can be rendered and compared, not run).
-func ReadJSON(rd io.Reader) (*Report, error) {
+func readJSON(rd io.Reader) (*Report, error) {
 	var j jsonReport
 	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
@@ -144,7 +144,7 @@ func ReadJSONFile(path string) (*Report, error) {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := ReadJSON(f)
+	r, err := readJSON(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

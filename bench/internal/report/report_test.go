@@ -70,7 +70,7 @@ func TestJSONSchema(t *testing.T) {
 	for _, path := range []string{recordedA, recordedB} {
 		raw, err := os.ReadFile(path)
 		require.NoError(t, err)
-		rep, err := ReadJSON(bytes.NewReader(raw))
+		rep, err := readJSON(bytes.NewReader(raw))
 		require.NoError(t, err)
 		var out bytes.Buffer
 		require.NoError(t, rep.WriteJSON(&out))
@@ -102,7 +102,7 @@ func TestReadJSONRejects(t *testing.T) {
 	} {
 		bad := strings.Replace(string(raw), tc.old, tc.new, 1)
 		require.NotEqual(t, string(raw), bad, "the recorded report lacks %s", tc.old)
-		_, err := ReadJSON(strings.NewReader(bad))
+		_, err := readJSON(strings.NewReader(bad))
 		require.Error(t, err, tc.new)
 		assert.Contains(t, err.Error(), tc.msg)
 	}
