@@ -3,7 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"runtime"
 	"testing"
+
+	"github.com/blitz-go/blitz/bench/internal/runner"
+	"github.com/blitz-go/blitz/bench/internal/workload"
 )
 
 // The Benchmark functions run the same rows as the report command, one
@@ -13,7 +17,10 @@ import (
 //	go test -run '^$' -bench 'Fib/n=30' -parking futex
 //
 // With -short they use the quick sizes (a smoke run). -parking and -workers
-// select the pool's backend and the worker counts, as for the command.
+// select the pool's backend and the worker counts, as for the command. The
+// rows are package workload's; besides their per-item metric they report
+// x-seq, their time over the sequential time (below 1 is faster), which the
+// report shows inverted, as the speedup over seq.
 
 var (
 	benchParking = flag.String("parking", "auto", "blitz parking backends for the benchmarks: auto, futex, portable, spin, cond, a list, or all")
@@ -36,7 +43,7 @@ func BenchmarkFlattenSum(b *testing.B) { runWorkload(b, "flatten-sum") }
 func BenchmarkSubmit(b *testing.B)     { runWorkload(b, "submit") }
 
 // runWorkload runs every row of one workload as a sub-benchmark.
-func runWorkload(b *testing.B, workload string) {
+func runWorkload(b *testing.B, name string) {
 	parkings, err := parseParking(*benchParking)
 	if err != nil {
 		b.Fatal(err)
@@ -45,13 +52,13 @@ func runWorkload(b *testing.B, workload string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := Config{Sizes: FullSizes(), Parkings: parkings, Workers: workers}
+	cfg := workload.Config{Sizes: workload.FullSizes(), Parkings: parkings, Workers: workers}
 	if testing.Short() {
-		cfg.Sizes = QuickSizes()
+		cfg.Sizes = workload.QuickSizes()
 	}
-	b.Cleanup(closeWarmPools)
-	for _, c := range Suite(cfg) {
-		if c.Workload == workload {
+	b.Cleanup(workload.ClosePools)
+	for _, c := range workload.Suite(cfg) {
+		if c.Workload == name {
 			b.Run(c.Name(), c.Bench)
 		}
 	}
@@ -67,18 +74,17 @@ func BenchmarkCapacity(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	units := capacityUnits
+	units := runner.CapacityUnits
 	if testing.Short() {
 		units = 1 << 16
 	}
 	for _, w := range workers {
 		b.Run(fmt.Sprintf("impl=spin/workers=%d", w), func(b *testing.B) {
-			withProcs(w, func() {
-				b.ReportAllocs()
-				for b.Loop() {
-					spinParallel(w, units)
-				}
-			})
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(w))
+			b.ReportAllocs()
+			for b.Loop() {
+				runner.SpinParallel(w, units)
+			}
 		})
 	}
 }

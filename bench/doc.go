@@ -2,13 +2,40 @@
 // side by side with what Go users run today, in one process and one run, and
 // prints the report.
 //
-//	cd bench && go run .                  # the report: 5 interleaved repetitions, medians
+//	cd bench && go run .                  # the report: 6 interleaved repetitions, medians
 //	go run . -quick                       # a smoke run at tiny sizes (seconds)
 //	go run . -only 'Fib|Submit' -count 10 -out report.md
-//	go run . -parking all                 # futex, portable, cond and spin parking side by side
+//	go run . -parking all                 # every backend side by side, with the futex vs condvar section
 //	go run . -workers 1,2,4,8 -json a.json -raw a.txt
 //	go run . compare -charts out/ a.json b.json   # two machines or two commits
 //	go test -run '^$' -bench . -count 1   # the same rows as Go benchmarks, for benchstat
+//
+// # Reading the report
+//
+// Every ratio in the report is a speedup over the baseline its column
+// names: the baseline's time over the row's, so above 1 is faster than the
+// baseline and below 1 slower. The baselines are seq (the sequential
+// code, "speedup over seq"), the fastest peer of the same table ("speedup
+// over best peer"), the fewest workers (the scaling table), futex (cond's
+// speedup in the futex vs condvar section) and, in compare, the first
+// report. Times are medians of the repetitions and ± the median's 95%
+// confidence interval, both from golang.org/x/perf/benchmath as benchstat
+// computes them. The report's command line is how to run it again (cd
+// bench && go run . and the flags), whatever binary ran it.
+//
+// # Layout
+//
+// The command is a thin main over internal packages, each with its own
+// tests:
+//
+//	main.go             the command line: the report's flags and compare's
+//	bench_test.go       the Benchmark functions (go test -bench), over the same rows;
+//	                    layer_test.go, sort_test.go: the layer's and the sorts' own
+//	internal/workload   the workloads and every implementation of each: the rows (Case)
+//	internal/runner     runs the rows: interleaved repetitions, progress, the machine's
+//	                    identity and parallel capacity, the parking probes
+//	internal/report     the report: text, Markdown, JSON, compare and its charts
+//	internal/rusage     getrusage: CPU time, context switches, peak memory
 //
 // # Why a module of its own
 //
@@ -22,14 +49,14 @@
 // A workload is one problem (fib, tree-sum, fork-join, quicksort, sum,
 // sort-f64, search, by-key, chunks-sum, enumerate, chain-sum, zip-dot,
 // flatten-sum, submit); each has one file holding all its implementations,
-// the pool's included (fib.go, tree.go, forkjoin.go, ...). A row
-// (Case) is one workload at one size, run by one implementation ("impl")
-// with one worker count. Implementations are of three kinds: seq, the
-// sequential baseline; peers, the ways Go programmers parallelise today
-// (a goroutine and a WaitGroup per fork, with and without a sequential
-// cutoff; GOMAXPROCS goroutines over chunks; channel worker pools; pond;
-// ants; errgroup with SetLimit; conc); and ours, the pool, with Join in its
-// two forms (blitz-args: JoinArgs with non-capturing functions, zero
+// the pool's included (internal/workload/fib.go,
+// internal/workload/forkjoin.go, ...). A row (Case) is one workload at one
+// size, run by one implementation ("impl") with one worker count.
+// Implementations are of three kinds: seq, the sequential baseline; peers,
+// the ways Go programmers parallelise today (a goroutine and a WaitGroup per
+// fork, with and without a sequential cutoff; GOMAXPROCS goroutines over
+// chunks; channel worker pools; pond; ants; errgroup with SetLimit; conc);
+// and ours, the pool, with Join in its two forms (blitz-args: JoinArgs with non-capturing functions, zero
 // allocations per join; blitz-closure: Join with closures), For, MapReduce
 // and Go. "workers" is the pool's worker count for our rows and the
 // GOMAXPROCS limit the goroutine-based peers run under (their pools are that
@@ -37,7 +64,7 @@
 // Our fib and fork-join rows at 2 workers and more run twice, named
 // pool=fresh and pool=warm: on a new pool, and on a long-lived one that ran
 // fib(20), fib(22), ..., fib(28) with a join at every call first (200000,
-// 50000, ..., 781 times; warmPool in pool.go), shared by the warm rows of
+// 50000, ..., 781 times; warmPool in internal/workload/pool.go), shared by the warm rows of
 // its size and backend. A pool's speed must not depend on what it ran
 // before. The tables show a warm row as "impl pool=warm"; Blitz's table,
 // the verdict and the futex vs condvar section use the fresh rows.
@@ -81,17 +108,25 @@
 // version (goroutines and a WaitGroup: goChunks, goSearch, goroutines above a
 // cutoff) and the pool at the most workers per parking backend, with their
 // speedups over sequential: the figure that compares across machines and
-// languages (Blitz's own, where its table gives both times, is the last
-// column).
+// languages. The last column is Blitz's own speedup over sequential where
+// its table gives both times, measured by Blitz with 10 workers on an Apple
+// M3 Pro, not in this run; the report labels it so wherever it shows it.
 //
 // # Parking: futex vs condvar
 //
-// With several backends (-parking all, or a list such as futex,cond) the
-// report ends with the probes of probe.go per backend: wake latency p50 and
-// p99 of a task posted to parked workers and to workers still in their
-// yielding idle rounds, idle CPU steady and in the 1-20 ms gaps between
-// bursts of parallel work, context switches (getrusage) for each, then
-// every workload's pool rows per backend.
+// A run with both backends (-parking all, or a list naming futex and cond)
+// ends with the futex vs condvar section: the probes of
+// internal/runner/probe.go per backend (wake latency p50 and p99 of a task
+// posted to parked workers and to workers still in their yielding idle
+// rounds, idle CPU steady and in the 1-20 ms gaps between bursts of
+// parallel work, context switches from getrusage for each), then every
+// workload's pool rows per backend with cond's speedup over futex. A run
+// without one of the two, the default (-parking auto, portable parking)
+// among them, ends with one line saying how to get the section instead.
+// The penalty of futex parking on a round trip from outside the pool is
+// the figure of bench/results/parking-choice-amd64.txt: a Do from one
+// goroutine costs 100x more with futex parking than with portable parking
+// (57.4 µs against 0.57 µs), which is why the default is portable.
 //
 // # Machine-readable output
 //
@@ -102,41 +137,46 @@
 // commit; parking backends and worker counts). -raw writes the measurements
 // in go test -bench format with the identity as configuration lines, for
 // benchstat. `compare A.json B.json` matches rows by name and prints medians
-// with 95% confidence intervals, ratios with Mann-Whitney p-values
-// (golang.org/x/perf/benchmath) and each side's speedups; -charts DIR draws
-// speedup.png (speedup against workers per workload) and wake.png (wake
-// latency per backend) with gonum.org/v1/plot.
+// with 95% confidence intervals, B's speedup over A with Mann-Whitney
+// p-values (golang.org/x/perf/benchmath) and each side's speedup over its
+// own sequential row; -charts DIR draws speedup.png (speedup against
+// workers per workload) and wake.png (wake latency per backend) with
+// gonum.org/v1/plot.
 //
 // # How a row is measured
 //
-// Every row is a func(*testing.B) whose timed loop is measure (case.go):
-// b.Loop, b.ReportAllocs, an untimed prepare where a row needs a fresh input
-// (the sorts), and b.ReportMetric for the per-item metric, x-seq and the
-// context switches per op. Before its timed loop a row computes its answer once and
-// fails b if it differs from the sequential answer, so a fast wrong row can
-// never print a figure. Its custom metrics are the per-item time (ns/join,
-// ns/node, ns/elem, ns/task) and x-seq, its time over the sequential time of
-// the same workload and size measured in the same process (by the seq row
-// when it ran first, else timed in the row's setup as the fastest of several
-// runs).
+// Every row is a func(*testing.B) whose timed loop is measure
+// (internal/workload/case.go): b.Loop, b.ReportAllocs, an untimed prepare
+// where a row needs a fresh input (the sorts), and b.ReportMetric for the
+// per-item metric, x-seq and the context switches per op. Before its timed
+// loop a row computes its answer once and fails b if it differs from the
+// sequential answer, so a fast wrong row can never print a figure. Its
+// custom metrics are the per-item time (ns/join, ns/node, ns/elem,
+// ns/task) and x-seq, its time over the sequential time of the same
+// workload and size measured in the same process (by the seq row when it
+// ran first, else timed in the row's setup as the fastest of several
+// runs). x-seq is a time ratio, below 1 faster, as the root package's
+// benchmarks and bench/rayon print it for benchstat; the report shows its
+// inverse, the speedup over seq.
 //
 // The report command runs the rows through testing.Benchmark, so `go run .`
 // needs nothing but the module. It repeats the whole list -count times,
 // interleaved (every row once, then every row again) so that drift on a
 // noisy machine spreads over all rows instead of biasing the last ones,
 // printing a progress line per row with the estimated time left (stderr).
-// It prints the verdict first (the pool's targets met and missed, and how
-// many of Blitz's rows the pool wins), then Blitz's table, then for each
-// workload and size the median ns/op, the per-item metric,
-// x-seq (ratio of medians), the ratio to the fastest peer row of the same
-// table, allocs/op and the spread (±half the range, in percent of the
-// median). Two summary tables follow: the speedup of every impl from the
-// fewest to the most workers, and, with several backends, the futex vs
-// condvar section. A row that fails its check is shown as FAILED with the reason and
-// the command exits 1.
+// It prints the verdict first: each of the pool's targets with its goal,
+// the value measured and met or missed, and how many of Blitz's rows the
+// pool wins. Then Blitz's table, then for each workload and size the
+// median time per op with its confidence interval, the per-item metric,
+// allocs/op and the speedups over seq and over the fastest peer row of the
+// same table. The scaling table follows (every impl's speedup at the most
+// workers over the fewest, beside the machine's parallel capacity), then
+// the futex vs condvar section or its one line. A row that fails its check
+// is shown as FAILED with the reason and the command exits 1.
 //
 // The same rows are the sub-benchmarks of one Benchmark function per
-// workload (BenchmarkFib, BenchmarkForkJoin, BenchmarkSortF64, ...), named key=value
-// (BenchmarkFib/n=30/impl=blitz-args/workers=1) for benchstat. With -short
-// they run at the quick sizes.
+// workload (BenchmarkFib, BenchmarkForkJoin, BenchmarkSortF64, ...) in
+// bench_test.go, named key=value (BenchmarkFib/n=30/impl=blitz-args/workers=1)
+// for benchstat; -parking and -workers select the backends and worker
+// counts as for the command. With -short they run at the quick sizes.
 package main

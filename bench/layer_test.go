@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/bench/internal/workload"
 	"github.com/blitz-go/blitz/par"
 )
 
@@ -55,15 +56,31 @@ func layerInts(n int) []int {
 	return s
 }
 
+// layerFloats returns n float64 whose sum is exact in any order: small
+// integers (i mod 1000), so every association of the additions gives the
+// same float64 and the layer's Sum is checked with ==.
+func layerFloats(n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i % 1000)
+	}
+	return xs
+}
+
+// sumSeq is the sequential sum, the layer's Sum's counterpart.
+func sumSeq(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
 // layerPool makes the benchmarks' pool.
 func layerPool(b *testing.B) *blitz.Pool {
-	kind, ok := parkings[*layerParking]
-	if !ok {
-		b.Fatalf("-layer-parking %q: want auto, futex, portable or spin", *layerParking)
-	}
-	p, err := blitz.New(blitz.WithWorkers(*layerWorkers), blitz.WithParking(kind))
+	p, err := workload.OpenPool(*layerWorkers, *layerParking)
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("-layer-parking %q, -layer-workers %d: %v", *layerParking, *layerWorkers, err)
 	}
 	b.Cleanup(func() { p.Close() })
 	return p
@@ -123,7 +140,7 @@ func BenchmarkLayer(b *testing.B) {
 	}
 	p := layerPool(b)
 	ints := layerInts(n)
-	floats := sumInput(n)
+	floats := layerFloats(n)
 	want := sumSeq(floats)
 
 	b.Run("op=sum", func(b *testing.B) {
@@ -292,7 +309,7 @@ func TestLayerBenchmarksCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	floats := sumInput(5000)
+	floats := layerFloats(5000)
 	if got, want := par.Sum(p, floats), sumSeq(floats); got != want {
 		t.Errorf("Sum = %v, want %v", got, want)
 	}

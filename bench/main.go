@@ -12,7 +12,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/blitz-go/blitz/bench/internal/report"
+	"github.com/blitz-go/blitz/bench/internal/runner"
+	"github.com/blitz-go/blitz/bench/internal/workload"
 )
+
+// buildCommit is the commit the binary was built from, set with
+// -ldflags "-X main.buildCommit=..." when cross-building (see README).
+var buildCommit string
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -29,17 +37,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run . [flags]\n       go run . compare [flags] A.json B.json\n\n"+
+		fmt.Fprintf(stderr, "usage: cd bench && go run . [flags]\n       cd bench && go run . compare [flags] A.json B.json\n\n"+
 			"Runs the Blitz for Go benchmark suite (Blitz's table, fork-join, data-parallel and\n"+
 			"submit workloads: our pool against sequential code, goroutines, ants, pond,\n"+
 			"errgroup and conc) and prints the verdict, then median figures per workload, impl\n"+
-			"and worker count. compare puts two JSON reports side by side.\n\nflags:\n")
+			"and worker count; every ratio is a speedup over the baseline it names. compare\n"+
+			"puts two JSON reports side by side.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	count := fs.Int("count", 5, "repetitions of every row, interleaved; medians are reported")
+	count := fs.Int("count", 6, "repetitions of every row, interleaved; medians are reported, with 95% confidence intervals from 6 on")
 	quick := fs.Bool("quick", false, "tiny sizes and one iteration per row: a smoke run that checks every row, not figures")
 	only := fs.String("only", "", "run only rows whose benchmark name matches this regexp (e.g. 'Fib|Submit', 'impl=blitz')")
-	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side)")
+	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side, with the futex vs condvar section)")
 	workers := fs.String("workers", defaultWorkers(), "comma-separated increasing worker counts (GOMAXPROCS limits for the goroutine peers), at most the CPUs allowed")
 	benchtime := fs.String("benchtime", "", "per-row benchmark time or count, as go test's -benchtime (default 1s; 1x with -quick)")
 	out := fs.String("out", "", "also write the report as Markdown to this file")
@@ -57,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench: unexpected arguments %q\n", fs.Args())
 		return 2
 	}
-	opts := Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args), Probes: *probes}
+	opts := runner.Options{Count: *count, Quick: *quick, Benchtime: *benchtime, Command: commandLine(args), Probes: *probes, Commit: buildCommit}
 	if *only != "" {
 		re, err := regexp.Compile(*only)
 		if err != nil {
@@ -91,7 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		opts.Raw = f
 	}
 
-	rep, runErr := RunSuite(opts)
+	rep, runErr := runner.Run(opts)
 	if rep == nil {
 		fmt.Fprintf(stderr, "bench: %v\n", runErr)
 		return 2
@@ -119,6 +128,68 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// runCompare is `bench compare [flags] A.json B.json`.
+func runCompare(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: cd bench && go run . compare [flags] A.json B.json\n\n"+
+			"Compares two JSON reports (-json): every row both have, with confidence\n"+
+			"intervals and p-values from golang.org/x/perf/benchmath, and writes charts.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	nameA := fs.String("a", "", "label of the first report (default: its file name)")
+	nameB := fs.String("b", "", "label of the second report (default: its file name)")
+	charts := fs.String("charts", "", "write speedup.png and wake.png into this directory")
+	md := fs.Bool("md", false, "print Markdown tables instead of aligned text")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintf(stderr, "bench compare: want two JSON reports, got %d arguments\n", fs.NArg())
+		return 2
+	}
+	a, err := report.ReadJSONFile(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "bench compare: %v\n", err)
+		return 2
+	}
+	b, err := report.ReadJSONFile(fs.Arg(1))
+	if err != nil {
+		fmt.Fprintf(stderr, "bench compare: %v\n", err)
+		return 2
+	}
+	la, lb := *nameA, *nameB
+	if la == "" {
+		la = strings.TrimSuffix(filepath.Base(fs.Arg(0)), ".json")
+	}
+	if lb == "" {
+		lb = strings.TrimSuffix(filepath.Base(fs.Arg(1)), ".json")
+	}
+	if la == lb {
+		la, lb = "A: "+la, "B: "+lb
+	}
+	cmp := report.Compare(a, b, la, lb)
+	write := cmp.WriteText
+	if *md {
+		write = cmp.WriteMarkdown
+	}
+	if err := write(stdout); err != nil {
+		fmt.Fprintf(stderr, "bench compare: %v\n", err)
+		return 1
+	}
+	if *charts != "" {
+		if err := report.WriteCharts(*charts, cmp); err != nil {
+			fmt.Fprintf(stderr, "bench compare: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
 // writeFile creates path and writes it with write.
 func writeFile(path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
@@ -135,14 +206,15 @@ func writeFile(path string, write func(io.Writer) error) error {
 // parseParking turns the -parking value into the backends to run: one
 // name, a comma-separated list, or all.
 func parseParking(s string) ([]string, error) {
+	names := workload.ParkingNames()
 	if s == "all" {
-		return parkingNames, nil
+		return names, nil
 	}
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		if !slices.Contains(parkingNames, f) {
-			return nil, fmt.Errorf("bad -parking %q: want one of %s, a comma-separated list of them, or all", s, strings.Join(parkingNames, ", "))
+		if !slices.Contains(names, f) {
+			return nil, fmt.Errorf("bad -parking %q: want one of %s, a comma-separated list of them, or all", s, strings.Join(names, ", "))
 		}
 		if slices.Contains(out, f) {
 			return nil, fmt.Errorf("bad -parking %q: %s named twice", s, f)
@@ -187,14 +259,12 @@ func parseWorkers(s string) ([]int, error) {
 	return ws, nil
 }
 
-// commandLine is the command as a shell would take it back: arguments
-// outside [A-Za-z0-9_./=,:+-] are single-quoted. The program is "go run ."
-// when go run (or go test) built it, else the binary's name.
+// commandLine is the command as a reader runs it again, from the
+// repository root: `cd bench && go run .` and the arguments, whatever
+// binary ran (go run, ./bench, a cross-built one). Arguments outside
+// [A-Za-z0-9_./=,:+-] are single-quoted.
 func commandLine(args []string) string {
-	parts := []string{"go", "run", "."}
-	if len(os.Args) > 0 && !strings.Contains(os.Args[0], "go-build") {
-		parts = []string{"./" + filepath.Base(os.Args[0])}
-	}
+	parts := []string{"cd", "bench", "&&", "go", "run", "."}
 	for _, a := range args {
 		safe := a != ""
 		for _, r := range a {

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package rusage
+
+// Read reports nothing where getrusage does not exist.
+func Read() Usage { return Usage{} }
