@@ -20,7 +20,7 @@ func spinWork(n int) int {
 type coarseJob struct{ depth, work int }
 
 // coarseTree is a complete tree of joins, depth levels deep, whose leaves
-// each run spinWork(work): the shape where lazy offering can cost (share.go),
+// each run spinWork(work): the shape where lazy offering can cost (offer.go),
 // since a worker deep in the tree sees a request only at its next fork,
 // after its current leaf.
 func coarseTree(w *Worker, j coarseJob) int {

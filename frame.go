@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 
@@ -16,7 +17,7 @@ import (
 //
 //  1. o stores the job (and its argument) into the frame, then pushes the
 //     ref: the deque's release store of the new bottom publishes the frame.
-//     A lazy frame (share.go) is pushed later, if ever, by offerPending; a
+//     A lazy frame (offer.go) is pushed later, if ever, by offerPending; a
 //     lazy frame o takes back is never seen by anybody else.
 //  2. Either o pops the ref back (the fast path: nobody else ever saw the
 //     frame, no latch traffic), or exactly one thief wins it with a
@@ -50,7 +51,7 @@ type frame struct {
 	goexit   bool
 	// lazy says that the job is pending but not offered: its ref is in no
 	// deque, so no thief can take it, and the owner runs it itself when
-	// the first half returns unless it offers it before (share.go).
+	// the first half returns unless it offers it before (offer.go).
 	// Owner-only: written at the fork, by offerPending and when the join
 	// takes the job back; read by the owner alone.
 	lazy bool
@@ -171,3 +172,31 @@ func (w *Worker) freeFrame(f *frame, d uint32) {
 	f.thief.Store(0)
 	w.depth = d
 }
+
+// Frames and spawn slots live in geometric chunks that are never moved or
+// freed while the pool runs (Pool.release drops them once it has shut
+// down), so a thief that resolves a jobRef to an address
+// can never read memory that an owner has since reallocated (the defect of
+// freeing a grown deque buffer while a thief still reads it cannot arise).
+//
+// Chunk 0 holds chunkBase elements and chunk k holds chunkBase<<k, so chunk k
+// starts at index chunkBase*(2^k - 1), and maxChunks chunks cover every
+// 32-bit index.
+const (
+	chunkBaseLog = 6
+	chunkBase    = 1 << chunkBaseLog
+	maxChunks    = 32 - chunkBaseLog + 1
+)
+
+// chunkOf maps an element index to its chunk and the offset inside it.
+func chunkOf(i uint32) (chunk int, off uint32) {
+	j := uint64(i)>>chunkBaseLog + 1 // in [2^k, 2^(k+1)) for chunk k
+	k := bits.Len64(j) - 1
+	return k, uint32(uint64(i) - chunkBase*(1<<k-1))
+}
+
+// chunkLen is the number of elements of chunk k. It is a uint64 because the
+// last chunks hold 2^31 and 2^32 elements, which overflow int on 32-bit
+// platforms; make panics with "len out of range" there long before a join
+// depth could reach them.
+func chunkLen(k int) uint64 { return chunkBase << k }

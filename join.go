@@ -10,7 +10,7 @@ import "runtime"
 //
 //  1. stores the second half (function and argument) into frame d, reusing
 //     the frame's typed job object when the types match (so no allocation);
-//  2. offers it, or leaves it lazy (share.go). In the first levels of the
+//  2. offers it, or leaves it lazy (offer.go). In the first levels of the
 //     worker's tree (d < eagerDepth), or when another worker has asked for
 //     work, it pushes frameRef(worker, d) — the deque's release store
 //     publishes the frame — and tells the sleep protocol
@@ -29,7 +29,7 @@ import "runtime"
 //     running only work that descends from the stolen half: it steals only
 //     from that thief, and only what the thief pushed while running the half
 //     (work isolation, wait.go). With nothing to take it asks the thief for
-//     work (share.go), yields, then sleeps on the latch alone, outside the
+//     work (offer.go), yields, then sleeps on the latch alone, outside the
 //     sleep protocol's counters, until the Set or until the thief pushes
 //     work and nudges it (sleep.Nudge). The thief
 //     runs the half, records a panic or a Goexit in the frame, reads the
@@ -94,7 +94,7 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 		f.job = job
 	}
 	job.fn, job.arg = fb, b
-	// Fork: offer b to other workers, or leave it lazy (share.go).
+	// Fork: offer b to other workers, or leave it lazy (offer.go).
 	w.depth = d + joinDepthForked
 	if d >= eagerDepth && w.wanted.Load() == 0 {
 		f.lazy = true
@@ -172,7 +172,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 		f.job = job
 	}
 	job.fn = b
-	// Fork: offer b to other workers, or leave it lazy (share.go).
+	// Fork: offer b to other workers, or leave it lazy (offer.go).
 	w.depth = d + joinDepthForked
 	if d >= eagerDepth && w.wanted.Load() == 0 {
 		f.lazy = true

@@ -113,7 +113,7 @@ func TestJoinZeroAllocs(t *testing.T) {
 // least two workers. fa and fb run after that handshake, each with the
 // worker running it (a Worker must not be used from another goroutine).
 // The first half waits by forking, so that the second half is offered
-// even where forks are lazy (share.go): a request is seen at a fork.
+// even where forks are lazy (offer.go): a request is seen at a fork.
 func stolenPair(w *Worker, fa, fb func(w *Worker)) {
 	var started atomic.Bool
 	w.Join(func(w *Worker) {

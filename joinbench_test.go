@@ -46,7 +46,7 @@ func BenchmarkJoinThreadCPU(b *testing.B) {
 // one-worker shortcuts turned off: the worker takes the path of a worker
 // that may have thieves (the halves it pushes, in the first levels of the
 // tree, are told to the sleep protocol and popped back with the Chase-Lev
-// pop and its fence; the deeper ones are lazy, share.go) although it has
+// pop and its fence; the deeper ones are lazy, offer.go) although it has
 // none. It is the 1-worker baseline of the general path, for the 1->2
 // worker speedup of that path; BenchmarkFib's workers=1 row is the
 // one-worker pool as users get it.

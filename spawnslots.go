@@ -25,7 +25,7 @@ import (
 //     the owner cannot suffer ABA: nobody pops a single element, so a
 //     successful CAS always links onto the very top it read.
 //
-// The slots live in never-moved geometric chunks (chunks.go), created by the
+// The slots live in never-moved geometric chunks (frame.go), created by the
 // owner and published with an atomic store before any ref to their slots is
 // pushed, so a thief resolving a ref always finds its chunk.
 //

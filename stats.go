@@ -106,7 +106,7 @@ type Stats struct {
 // anyway).
 type workerStats struct {
 	executed, steals, stealRetries, joinsStolen, sleeps, joinSleeps uint64
-	// offered counts the lazy join halves offered on request (share.go);
+	// offered counts the lazy join halves offered on request (offer.go);
 	// read by the tests only.
 	offered uint64
 	wakes   atomic.Uint64

@@ -56,7 +56,7 @@ import (
 // one that can. They stay out of the counters and sleep on their own latch
 // (sleep.IsolatedNoWork), woken by its Set, or nudged (sleep.Nudge) by the
 // worker they may steal from when it pushes work after they asked for some
-// (share.go: askFrom).
+// (offer.go: askFrom).
 //
 // Why the sources are exactly right.
 //
@@ -64,7 +64,7 @@ import (
 //     waitScope pop first; a joiner in waitJoin has an empty deque: its own
 //     ref was stolen, and Chase-Lev thieves take the oldest element first,
 //     so everything below that ref was stolen before it. Nor has it a lazy
-//     frame below the awaited one (share.go): offering the awaited half
+//     frame below the awaited one (offer.go): offering the awaited half
 //     offered every older lazy half, so no older job of its own is left
 //     out of the deque to run on top of the wait. Likewise in
 //     waitScope, anything below the scope's tasks in the owner's deque
@@ -295,7 +295,7 @@ func (w *Worker) waitCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped boo
 	// (waitJoin) to stay off. Both are restored once it is back, when
 	// everything the loan pushed has been run.
 	scope := w.scope.Swap(nil)
-	w.offerBeforePush() // the lent goroutine may run them (share.go)
+	w.offerBeforePush() // the lent goroutine may run them (offer.go)
 	w.lent.Add(1)
 	back := make(chan struct{})
 	w.pool.wg.Add(1)

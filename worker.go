@@ -46,7 +46,7 @@ type Worker struct {
 	// Owner-only fields: written and read by the worker goroutine alone
 	// (the goroutine that currently runs this worker).
 	depth     uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
-	lazyLow   uint32   // no frame below this depth is lazy (share.go)
+	lazyLow   uint32   // no frame below this depth is lazy (offer.go)
 	rng       uint64   // xorshift64* state for random victims
 	waitKind  waitKind // what the innermost wait (wait.go) waits for
 	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
@@ -102,7 +102,7 @@ type Worker struct {
 	_ atomics.Pad
 
 	// wanted is 1 while another worker has asked this one for work
-	// (share.go: ask) and it has not offered its lazy join halves since.
+	// (offer.go: ask) and it has not offered its lazy join halves since.
 	// Set by thieves that found this worker's deque empty, loaded by the
 	// owner at every fork of a join deep enough to be lazy, cleared by the
 	// owner when it offers (offerPending). A hint: nothing is ordered by
@@ -150,7 +150,7 @@ type Worker struct {
 	// frames (originAt), which walks its immutable records. Partner: the
 	// deque. The record in force when a half was forked is stored before
 	// the fork, so before the release of bottom of its push, however late
-	// the push (an offer, share.go), and the thief loads ctxs after its
+	// the push (an offer, offer.go), and the thief loads ctxs after its
 	// successful steal, so it sees that record or a later head whose chain
 	// still holds it (taskctx.go). sync/atomic, sequentially consistent.
 	ctxs atomic.Pointer[taskCtx]

@@ -112,7 +112,7 @@ func TestLazyHalfOfferedOnRequest(t *testing.T) {
 }
 
 // TestLazyFramesOfferedBeforeSpawn checks the ordering invariant of the
-// deque (share.go): a scope's Spawn under lazy frames first pushes them,
+// deque (offer.go): a scope's Spawn under lazy frames first pushes them,
 // oldest first, so that the spawned task is the newest element.
 func TestLazyFramesOfferedBeforeSpawn(t *testing.T) {
 	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
