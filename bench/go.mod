@@ -1,6 +1,6 @@
 module github.com/blitz-go/blitz/bench
 
-go 1.26.0
+go 1.24.0
 
 require (
 	github.com/alitto/pond/v2 v2.7.1
@@ -9,8 +9,8 @@ require (
 	github.com/sourcegraph/conc v0.3.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
-	golang.org/x/sync v0.23.0
+	golang.org/x/perf v0.0.0-20250305200902-02a15fd477ba
+	golang.org/x/sync v0.16.0
 	gonum.org/v1/plot v0.16.0
 )
 
@@ -28,9 +28,9 @@ require (
 	go.uber.org/atomic v1.7.0 // indirect
 	go.uber.org/multierr v1.9.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/image v0.46.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/image v0.25.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/text v0.28.0 // indirect
 )
 
 replace github.com/blitz-go/blitz => ../
