@@ -228,8 +228,19 @@ func (q *injector) release() {
 
 // close refuses every later claim and returns the number of tasks ever
 // accepted. Idempotent: later calls return the same number.
+//
+// It is a CompareAndSwap loop rather than tail.Or(closedBit), whose result
+// Go 1.24.0 miscompiles on amd64 once close is inlined: the register that
+// held the address of the injector's room field was reused for the OR, and
+// Shutdown then called room.wakeAll on the old tail value (a fault at the
+// first Close; Go 1.24.1 and later are right). Close is a slow path.
 func (q *injector) close() uint64 {
-	return q.tail.Or(closedBit) &^ closedBit
+	for {
+		t := q.tail.Load()
+		if t&closedBit != 0 || q.tail.CompareAndSwap(t, t|closedBit) {
+			return t &^ closedBit
+		}
+	}
 }
 
 // accepted returns the number of tasks accepted so far; it never goes down.
