@@ -67,10 +67,13 @@ func doOn[T any](r Runner, fn func(w *Worker) T, name string) T {
 // Shutdown has begun, given by a goroutine that is not one of its tasks (an
 // error wrapping ErrClosed, whatever the input: the check comes first).
 func checkRunner(r Runner, name string) {
-	if r == nil || r.runnerPool() == nil {
+	var p *Pool
+	if r != nil {
+		p = r.runnerPool()
+	}
+	if p == nil {
 		panic("blitz: " + name + ": nil Runner")
 	}
-	p := r.runnerPool()
 	if _, ok := r.(*Pool); ok && p.closeStarted.Load() && !p.inTask() {
 		panic(fmt.Errorf("blitz: %s: %w", name, ErrClosed))
 	}

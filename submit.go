@@ -409,13 +409,7 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 		}
 	}
 	doneChans.Put(done)
-	switch {
-	case j.panicked != nil:
-		return zero, j.panicked
-	case j.goexit:
-		return zero, ErrGoexit
-	}
-	return j.result, nil
+	return j.outcomeErr()
 }
 
 // doContextOwn is DoContext and TryDo called by a task of p, running on its
@@ -468,13 +462,7 @@ func doContextFrom[T any](ctx context.Context, w *Worker, p *Pool, fn func(w *Wo
 		}
 		return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
 	}
-	switch {
-	case j.panicked != nil:
-		return zero, j.panicked
-	case j.goexit:
-		return zero, ErrGoexit
-	}
-	return j.result, nil
+	return j.outcomeErr()
 }
 
 // callJob is a submitted task whose caller waits: an outside goroutine
@@ -599,6 +587,19 @@ var doneChans = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
 
 // newDone returns an empty done channel with room for one signal.
 func newDone() chan struct{} { return doneChans.Get().(chan struct{}) }
+
+// outcomeErr returns the result, or the task's panic or Goexit as an error
+// (DoContext's and TryDo's shape).
+func (j *callJob[T]) outcomeErr() (T, error) {
+	var zero T
+	switch {
+	case j.panicked != nil:
+		return zero, j.panicked
+	case j.goexit:
+		return zero, ErrGoexit
+	}
+	return j.result, nil
+}
 
 // outcome returns the result or re-raises the task's panic or Goexit.
 func (j *callJob[T]) outcome() T {

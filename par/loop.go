@@ -29,11 +29,7 @@ func For(r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi in
 		return
 	}
 	enter("For", r, func(w *blitz.Worker) {
-		runRange(w, lo, hi, &rangeCtx[struct{}]{
-			leaf:   func(w *blitz.Worker, lo, hi int) struct{} { body(w, lo, hi); return struct{}{} },
-			grain:  grain,
-			minLen: callbackMinLen,
-		})
+		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, body: body})
 	})
 }
 
@@ -66,16 +62,23 @@ func MapReduce[T any](r blitz.Runner, lo, hi, grain int, identity T, mapper func
 		panic("par: MapReduce: nil function")
 	}
 	checkRunner("MapReduce", r)
+	return mapReduce("MapReduce", r, lo, hi, grain, identity, mapper, reduce, nil)
+}
+
+// mapReduce is MapReduce and MapReduceContext after their checks; done is
+// the context's Done channel, nil for none.
+func mapReduce[T any](name string, r blitz.Runner, lo, hi, grain int, identity T, mapper func(w *blitz.Worker, lo, hi int) T, reduce func(a, b T) T, done <-chan struct{}) T {
 	if hi <= lo {
 		return identity
 	}
-	return doOn("MapReduce", r, func(w *blitz.Worker) T {
+	return doOn(name, r, func(w *blitz.Worker) T {
 		return runRange(w, lo, hi, &rangeCtx[T]{
 			leaf:     mapper,
 			combine:  reduce,
 			identity: identity,
 			grain:    grain,
 			minLen:   callbackMinLen,
+			done:     done,
 		})
 	})
 }
@@ -92,8 +95,8 @@ func MapReduce[T any](r blitz.Runner, lo, hi, grain int, identity T, mapper func
 //
 // It returns ctx.Err() if ctx had ended when the loop returned, and then
 // some indexes may not have been visited; nil means every index was. A ctx
-// that has already ended runs nothing. Panics follow Join's rules (a
-// *PanicError in the caller). A nil body or ctx panics.
+// that has already ended runs nothing. Panics follow blitz.Join's rules (a
+// *blitz.PanicError in the caller). A nil body or ctx panics.
 func ForContext(ctx context.Context, r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi int)) error {
 	if body == nil {
 		panic("par: ForContext: nil body")
@@ -124,7 +127,7 @@ func ForContext(ctx context.Context, r blitz.Runner, lo, hi, grain int, body fun
 // starts. It returns the result and nil if ctx had not ended when the work
 // returned; otherwise identity and ctx.Err(), the pieces' results being
 // incomplete. identity is also the result of an empty range. A ctx that has
-// already ended runs nothing. Panics follow Join's rules. Nil functions
+// already ended runs nothing. Panics follow blitz.Join's rules. Nil functions
 // and a nil ctx panic.
 func MapReduceContext[T any](ctx context.Context, r blitz.Runner, lo, hi, grain int, identity T, mapper func(w *blitz.Worker, lo, hi int) T, reduce func(a, b T) T) (T, error) {
 	if mapper == nil || reduce == nil {
@@ -137,19 +140,7 @@ func MapReduceContext[T any](ctx context.Context, r blitz.Runner, lo, hi, grain 
 	if err := ctx.Err(); err != nil {
 		return identity, err
 	}
-	if hi <= lo {
-		return identity, nil
-	}
-	res := doOn("MapReduceContext", r, func(w *blitz.Worker) T {
-		return runRange(w, lo, hi, &rangeCtx[T]{
-			leaf:     mapper,
-			combine:  reduce,
-			identity: identity,
-			grain:    grain,
-			minLen:   callbackMinLen,
-			done:     ctx.Done(),
-		})
-	})
+	res := mapReduce("MapReduceContext", r, lo, hi, grain, identity, mapper, reduce, ctx.Done())
 	if err := ctx.Err(); err != nil {
 		return identity, err
 	}
