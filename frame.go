@@ -44,7 +44,7 @@ type frame struct {
 	// job is written by the owner before the push (step 1) and read by the
 	// thief after the steal (step 2). It usually keeps the same dynamic
 	// type at a given depth, and Join reuses it (no allocation).
-	job runner
+	job half
 	// panicked and goexit are written by the thief before the Set and read
 	// (then cleared) by the owner after it observed the Set.
 	panicked *PanicError
@@ -67,7 +67,7 @@ type frame struct {
 // paddedFrame keeps frames at neighbouring depths on separate cache lines: a
 // thief writes the latch of depth d while the owner works at depth d+1. The
 // job a frame points to is padded too, for the lines it shares with other
-// heap objects (job.go: argFrame).
+// heap objects (argFrame, below).
 type paddedFrame struct {
 	frame
 	_ [atomics.CacheLineSize - unsafe.Sizeof(frameLayout{})%atomics.CacheLineSize]byte
@@ -75,7 +75,7 @@ type paddedFrame struct {
 
 // frameLayout mirrors frame's layout without naming Worker: the Go type
 // checker rejects unsafe.Sizeof(frame{}) in paddedFrame as a cycle (frame ->
-// runner -> Worker -> frameStack -> paddedFrame). TestFrameLayout checks that
+// half -> Worker -> frameStack -> paddedFrame). TestFrameLayout checks that
 // the two sizes agree and that paddedFrame fills whole cache lines.
 //
 //lint:ignore U1000 the fields exist only for their sizes.
@@ -200,3 +200,96 @@ func chunkOf(i uint32) (chunk int, off uint32) {
 // platforms; make panics with "len out of range" there long before a join
 // depth could reach them.
 func chunkLen(k int) uint64 { return chunkBase << k }
+
+// A half is the second half of a join, stored in the joiner's frame:
+// argFrame for JoinArgs (and Worker.Join), fnFrame for Join. Its run stores
+// the result in itself, where the joiner reads it after the frame's latch.
+type half interface {
+	run(w *Worker)
+}
+
+// The jobs are padded. The owner stores fn (and arg) into its job at every
+// fork, so the job, like the frame (paddedFrame), must share no cache line
+// with anything another worker writes. The frame lies in its worker's frame
+// stack, but the job is a heap object of its own, made at the first join of
+// its type at its depth, and the allocator places it wherever it has room:
+// next to another worker's jobs when both were made from the cache of one P
+// at different times (worker goroutines change Ps as they sleep and wake). A
+// new pool usually makes its jobs at its first tree, while each worker holds
+// one P; a long-lived pool makes those of each new depth when a larger tree
+// first reaches it, and the deepest depths, where most of a tree's joins are,
+// last. So on a 2-worker pool that had run fib(20), fib(22), ..., fib(28),
+// jobs of both workers deep in the tree, where fib(30) makes most of its
+// joins, shared lines, and 2 workers ran fib(30) no faster than one
+// (bench/results/join-warm-amd64.txt). A line of padding on each side keeps
+// the fields on lines of their own, wherever the object starts and whatever
+// lies next to it (TestJoinJobLayout, TestJoinJobsUnsharedAfterWarmUp). The
+// cost is 2*CacheLineSize bytes per job: one job per depth and type on each
+// worker.
+
+// argFrame is the job of JoinArgs: a non-capturing function and its argument.
+// The fast path leaves fn and arg in place when the join returns (clearing
+// them would cost stores with write barriers on every join), so the last
+// argument joined at a depth stays reachable until the next join at that
+// depth on that worker, or until Close: a bounded retention, one value per
+// depth per worker.
+type argFrame[B, R any] struct {
+	_      atomics.Pad // see above: lines no other worker writes
+	fn     func(*Worker, B) R
+	arg    B
+	result R
+	_      atomics.Pad
+}
+
+func (f *argFrame[B, R]) run(w *Worker) { f.result = f.fn(w, f.arg) }
+
+// fnFrame is the job of Join: a closure. Padded as argFrame is.
+type fnFrame[R any] struct {
+	_      atomics.Pad
+	fn     func(*Worker) R
+	result R
+	_      atomics.Pad
+}
+
+func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
+
+// runFrame runs a frame's job on w (a thief, or the owner running its own
+// join's second half while the join unwinds) and completes the frame (step 3
+// of the frame's life, frame.go). A panic is recovered into the frame; a Goexit is recorded and then
+// goes on unwinding w's goroutine: it belongs to the job's joiner, which
+// re-raises it, and every job on w's stack below this one descends from the
+// same joiner (work isolation: see wait.go), so it ends nothing that did not
+// fork it. The depth is restored however the job ends.
+func (w *Worker) runFrame(f *frame, origin *taskCtx) {
+	p, owner := w.pool, f.owner
+	if owner != w.index {
+		f.thief.Store(int32(w.index) + 1)
+	}
+	d := w.depth
+	outer, pushed := w.enterCtx(origin)
+	done := false
+	defer func() {
+		if !done {
+			if pe := unwinding(recover()); pe != nil {
+				f.panicked = pe
+			} else {
+				f.goexit = true
+			}
+			w.depth = d
+			if pushed {
+				w.leaveCtx(outer)
+			}
+			if f.latch.Set() {
+				p.sleep.NotifyWorkerLatchIsSet(owner)
+			}
+		}
+	}()
+	f.job.run(w)
+	done = true
+	if pushed {
+		w.leaveCtx(outer)
+	}
+	if f.latch.Set() {
+		p.sleep.NotifyWorkerLatchIsSet(owner)
+	}
+}

@@ -103,7 +103,7 @@ type Pool struct {
 	place *poolPlacement
 
 	// flatSteal: the workers steal from one flat tier of every other
-	// worker (steal.go: stealFlat), the default; false when
+	// worker (steal.go: flatVictim), the default; false when
 	// WithStealTiers or a placement gave each worker its tiers
 	// (Worker.tiers). Immutable after New.
 	flatSteal bool

@@ -32,26 +32,41 @@ const maxSweep = 64
 // tier (WithStealTiers, the placement's tiers, or by default one flat tier
 // of all other workers), starting at a random victim within each tier so
 // that thieves spread out, at most maxSweep victims per tier and pass.
+//
+// The default flat tier is kept as arithmetic instead of a list per worker
+// (n lists of n-1 victims would make a pool's memory quadratic in its
+// size): its k-th victim, for k in [0, n-1), is flatVictim(w.index, n, k).
 func (w *Worker) steal() (jobRef, bool) {
-	if w.pool.flatSteal {
-		return w.stealFlat()
-	}
-	if len(w.tiers) == 0 {
-		return 0, false
-	}
 	workers := w.pool.workers
+	flat := w.pool.flatSteal
+	tiers := w.tiers
+	if flat {
+		tiers = flatTierPlaceholder
+	}
 	for pass := 0; pass < maxStealPasses; pass++ {
 		retry := false
-		for _, tier := range w.tiers {
+		for _, tier := range tiers {
 			n := len(tier)
+			if flat {
+				n = len(workers) - 1
+			}
 			if n == 0 {
 				continue
 			}
-			v := int(w.nextRand() % uint64(n))
+			k := 0
+			if n > 1 {
+				k = int(w.nextRand() % uint64(n))
+			}
 			for tries := min(n, maxSweep); tries > 0; tries-- {
+				var victim int
+				if flat {
+					victim = flatVictim(w.index, len(workers), k)
+				} else {
+					victim = tier[k]
+				}
 				// A tier shared by the workers of one CPU
 				// (placement.go: sharedTiers) holds the thief too.
-				if victim := tier[v]; victim != w.index {
+				if victim != w.index {
 					r, st := workers[victim].deque.Steal()
 					switch st {
 					case deque.Success:
@@ -63,8 +78,8 @@ func (w *Worker) steal() (jobRef, bool) {
 						workers[victim].ask()
 					}
 				}
-				if v++; v == n {
-					v = 0
+				if k++; k == n {
+					k = 0
 				}
 			}
 		}
@@ -77,47 +92,9 @@ func (w *Worker) steal() (jobRef, bool) {
 	return 0, false
 }
 
-// stealFlat is steal over the default tier, every other worker, kept as
-// arithmetic instead of a list per worker (n lists of n-1 victims would make
-// a pool's memory quadratic in its size). Victim k, for k in [0, n-1), is
-// flatVictim(w.index, n, k).
-func (w *Worker) stealFlat() (jobRef, bool) {
-	workers := w.pool.workers
-	n := len(workers)
-	m := n - 1 // victims
-	if m == 0 {
-		return 0, false
-	}
-	for pass := 0; pass < maxStealPasses; pass++ {
-		retry := false
-		k := 0
-		if m > 1 {
-			k = int(w.nextRand() % uint64(m))
-		}
-		for tries := min(m, maxSweep); tries > 0; tries-- {
-			v := workers[flatVictim(w.index, n, k)]
-			r, st := v.deque.Steal()
-			switch st {
-			case deque.Success:
-				w.stats.bump(&w.stats.steals)
-				return r, true
-			case deque.Retry:
-				retry = true
-			default:
-				v.ask()
-			}
-			if k++; k == m {
-				k = 0
-			}
-		}
-		if !retry {
-			return 0, false
-		}
-		w.stats.bump(&w.stats.stealRetries)
-		atomics.SpinHint()
-	}
-	return 0, false
-}
+// flatTierPlaceholder stands for the default flat tier in steal's loop over tiers:
+// one tier, whose victims flatVictim computes.
+var flatTierPlaceholder = [][]int{nil}
 
 // flatVictim is the k-th victim of worker self in a pool of n workers with
 // the flat default tier: the workers after self, wrapping around, so that k

@@ -181,46 +181,6 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 // workers several times slower (the same file).
 const handoffRounds = 1
 
-// waitJoin waits until the thief that stole f's job has finished it, running
-// meanwhile only jobs that descend from it: those its thief pushed while
-// running it. The thief publishes its index in f.thief before it runs the
-// job; until then there is nothing to help with.
-func (w *Worker) waitJoin(f *frame) {
-	outer := w.waitKind
-	w.waitKind = waitJoin
-	s := w.pool.sleep
-	rounds := 0
-	for !f.latch.Probe() {
-		// The joiner's deque was empty when the wait began (rule 1 above);
-		// what is in it now was pushed by jobs it ran while waiting, and
-		// descends from the stolen half: a scope's task stolen from the
-		// thief leaves the tasks it spawned in this deque when it returns,
-		// and nobody else may take them (the scope's owner steals only
-		// from workers still running one of its tasks).
-		if r, ok := w.deque.Pop(); ok {
-			w.execute(work{ref: r})
-			rounds = 0
-			continue
-		}
-		if t := f.thief.Load(); t != 0 {
-			thief := w.pool.workers[t-1]
-			r, st := thief.deque.StealIf(func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 })
-			switch st {
-			case deque.Success:
-				w.stats.bump(&w.stats.steals)
-				w.execute(work{ref: r})
-				rounds = 0
-				continue
-			case deque.Retry:
-				continue
-			}
-			thief.askFrom(w)
-		}
-		s.IsolatedNoWork(&rounds, w.index, &f.latch)
-	}
-	w.waitKind = outer
-}
-
 // waitScope waits until every task of st has finished, running meanwhile
 // only the scope's tasks and their descendants: its own deque, and what the
 // workers running a task of st pushed meanwhile.
