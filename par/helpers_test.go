@@ -1,51 +1,24 @@
 package par
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/blitz-go/blitz"
+	"github.com/blitz-go/blitz/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 )
 
-// The package's test helpers: the subset of the root package's that its
-// tests need, on the root's exported API.
+// The package's test helpers: those shared with the root package's tests
+// live in internal/testkit; these wrap them, and add the pool helpers on the
+// root's exported API.
 
 // verifyNone fails t if goroutines leaked.
-func verifyNone(t *testing.T) {
-	t.Helper()
-	goleak.VerifyNone(t)
-}
+func verifyNone(t *testing.T) { t.Helper(); testkit.VerifyNone(t) }
 
-// watchdogTimeout bounds every wait in the tests. It is generous (race
-// detector, qemu, a loaded 2-vCPU machine): it exists to turn a deadlock into
-// a failure with a goroutine dump, never to measure time.
-const watchdogTimeout = 60 * time.Second
-
-// within runs f on a new goroutine and fails the test with a goroutine dump
-// if it does not return within watchdogTimeout. f must not call t.FailNow.
-func within(t testing.TB, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(watchdogTimeout):
-		buf := make([]byte, 1<<20)
-		t.Fatalf("%s: still running after %v\n%s", what, watchdogTimeout, buf[:runtime.Stack(buf, true)])
-	}
-}
+func within(t testing.TB, what string, f func()) { t.Helper(); testkit.Within(t, what, f) }
 
 // withPool creates a pool with opts, runs f, closes the pool (under the
 // watchdog) and checks that no goroutine leaked.
@@ -89,45 +62,13 @@ func eachConfig(t *testing.T, f func(t *testing.T, p *blitz.Pool)) {
 	}
 }
 
-// catchPanic runs f and returns what it panicked with (nil if it returned).
-func catchPanic(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
+func catchPanic(f func()) any { return testkit.CatchPanic(f) }
 
-// exitsGoroutine runs f on a new goroutine and reports whether f ended it
-// with runtime.Goexit (rather than returning).
-func exitsGoroutine(t testing.TB, f func()) bool {
-	t.Helper()
-	returned := false
-	within(t, "goroutine", func() {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			f()
-			returned = true
-		}()
-		<-done
-	})
-	return !returned
-}
+func exitsGoroutine(t testing.TB, f func()) bool { t.Helper(); return testkit.ExitsGoroutine(t, f) }
 
-// runChild runs the test binary again with -test.run=^name$ and env added,
-// for the tests that need a fresh process (GODEBUG). It skips the test where
-// the binary cannot run itself: under user-mode emulation (go test -exec
-// qemu-aarch64) exec finds a foreign binary.
 func runChild(t *testing.T, name string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if errors.Is(err, syscall.ENOEXEC) {
-		t.Skipf("the test binary cannot run itself here: %v", err)
-	}
-	require.NoError(t, err, "child test failed:\n%s", out)
-	require.Contains(t, string(out), "--- PASS: "+name)
-	return string(out)
+	return testkit.RunChild(t, name, env...)
 }
 
 // requirePanicMessage asserts that f panics with exactly msg.
@@ -154,9 +95,4 @@ func fibArgs(w *blitz.Worker, n int) int {
 	return a + b
 }
 
-func seqFib(n int) int {
-	if n < 2 {
-		return n
-	}
-	return seqFib(n-1) + seqFib(n-2)
-}
+func seqFib(n int) int { return testkit.SeqFib(n) }
