@@ -19,23 +19,30 @@ import (
 //     pool sat idle for G. burst-p50-µs and burst-p99-µs are the bursts'
 //     wall times including the wake; idle-cpu-ms/s is the process's CPU
 //     time per second of the gaps (what idle workers burn between bursts);
-//   - op=fib30: fib(30) with a join at every level inside one Run.
+//   - op=fib30/pool=fresh|warm: fib(30) with a join at every level inside
+//     one Run, on a new pool and on a long-lived one (after warmFib's
+//     fork-join work of several sizes).
 func BenchmarkParkingChoice(b *testing.B) {
 	for _, kind := range []Parking{ParkingFutex, ParkingPortable} {
 		if _, err := resolveBackend(kind); err != nil {
 			continue
 		}
-		run := func(name string, f func(b *testing.B, p *Pool)) {
+		runOn := func(name string, warm bool, f func(b *testing.B, p *Pool)) {
 			b.Run(fmt.Sprintf("op=%s/parking=%v", name, kind), func(b *testing.B) {
 				p, err := New(WithParking(kind))
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer p.Close()
+				if warm {
+					warmFib(p, warmUpRuns())
+					b.ResetTimer()
+				}
 				b.ReportAllocs()
 				f(b, p)
 			})
 		}
+		run := func(name string, f func(b *testing.B, p *Pool)) { runOn(name, false, f) }
 		run("do", func(b *testing.B, p *Pool) {
 			for b.Loop() {
 				Do(p, func(*Worker) int { return 1 })
@@ -79,10 +86,16 @@ func BenchmarkParkingChoice(b *testing.B) {
 				}
 			})
 		}
-		run("fib30", func(b *testing.B, p *Pool) {
-			for b.Loop() {
-				p.Run(func(w *Worker) { sink = fibArgs(w, 30) })
+		for _, warm := range []bool{false, true} {
+			name := "fib30/pool=fresh"
+			if warm {
+				name = "fib30/pool=warm"
 			}
-		})
+			runOn(name, warm, func(b *testing.B, p *Pool) {
+				for b.Loop() {
+					p.Run(func(w *Worker) { sink = fibArgs(w, 30) })
+				}
+			})
+		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 // loop. steals/op and retries/op come from Stats (a steal attempt that
 // finds every victim empty is not counted anywhere, so a hit rate per
 // attempt is not available; steals/op is the rate that matters to run time).
+// Each row runs on a new pool (pool=fresh) and on a long-lived one
+// (pool=warm: warmFib's fork-join work of several sizes first).
 //
 // On a machine whose two workers share one tier (the 2-vCPU development VM:
 // each worker's only victim is the other) tiered and flat are the same order
@@ -49,34 +51,48 @@ func BenchmarkPlacement(b *testing.B) {
 	for _, work := range works {
 		for _, order := range orders {
 			for _, pol := range policies {
-				b.Run(fmt.Sprintf("work=%s/order=%s/policy=%v", work.name, order.name, pol), func(b *testing.B) {
-					p, err := New(WithWorkers(workers), WithStealTiers(order.tiers), WithPlacement(pol))
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer p.Close()
-					if pol != topology.PolicyNone {
-						for _, wp := range p.Stats().Placement {
-							if !wp.Pinned {
-								b.Fatalf("not pinned: %v", wp)
+				for _, warm := range []bool{false, true} {
+					b.Run(fmt.Sprintf("work=%s/order=%s/policy=%v/pool=%s", work.name, order.name, pol, poolAge(warm)), func(b *testing.B) {
+						p, err := New(WithWorkers(workers), WithStealTiers(order.tiers), WithPlacement(pol))
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer p.Close()
+						if warm {
+							warmFib(p, warmUpRuns())
+						}
+						if pol != topology.PolicyNone {
+							for _, wp := range p.Stats().Placement {
+								if !wp.Pinned {
+									b.Fatalf("not pinned: %v", wp)
+								}
 							}
 						}
-					}
-					b.ReportAllocs()
-					var before, after Stats
-					Do(p, func(w *Worker) int {
-						work.run(w) // warm up
-						before = p.Stats()
-						for b.Loop() {
-							work.run(w)
-						}
-						after = p.Stats()
-						return 0
+						b.ReportAllocs()
+						var before, after Stats
+						Do(p, func(w *Worker) int {
+							work.run(w) // warm up
+							before = p.Stats()
+							for b.Loop() {
+								work.run(w)
+							}
+							after = p.Stats()
+							return 0
+						})
+						b.ReportMetric(float64(after.Steals-before.Steals)/float64(b.N), "steals/op")
+						b.ReportMetric(float64(after.StealRetries-before.StealRetries)/float64(b.N), "retries/op")
 					})
-					b.ReportMetric(float64(after.Steals-before.Steals)/float64(b.N), "steals/op")
-					b.ReportMetric(float64(after.StealRetries-before.StealRetries)/float64(b.N), "retries/op")
-				})
+				}
 			}
 		}
 	}
+}
+
+// poolAge names a benchmark's pool: fresh, or warm (a long-lived pool that
+// ran warmFib's fork-join work of several sizes first).
+func poolAge(warm bool) string {
+	if warm {
+		return "warm"
+	}
+	return "fresh"
 }
