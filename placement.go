@@ -29,8 +29,8 @@ import (
 // Each worker then pins itself when its goroutine starts (topology.Pin:
 // LockOSThread, then sched_setaffinity) and stays pinned for its whole life.
 // It never unpins: when the goroutine exits still locked, the runtime ends
-// its thread, so a one-CPU mask never reaches another goroutine (the
-// topology package's doc). With the futex backend the goroutine is already
+// its thread, so a one-CPU mask never reaches another goroutine (see the
+// top of topology/pin.go). With the futex backend the goroutine is already
 // locked; LockOSThread nests, and since neither lock is ever released the
 // counts need no matching. A worker replaced after runtime.Goexit pins its
 // new goroutine again. New returns after every worker has tried to pin, so

@@ -9,7 +9,8 @@ import (
 
 // Benchmarks of each primitive against its sync/atomic equivalent. Run them
 // with -count 10 and compare with benchstat; bench/results/atomics-*.txt has
-// the committed figures, doc.go the conclusions.
+// the committed figures, atomics_asm.go (and cacheline.go for the padding)
+// the conclusions.
 
 var sink64 uint64
 

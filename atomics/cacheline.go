@@ -6,6 +6,21 @@ import (
 	"strings"
 )
 
+// Cache lines.
+//
+// CacheLineSize is the padding granule, a constant per GOARCH with its
+// reason beside it (cacheline_*.go), and Pad is that many bytes. On amd64 it
+// is 128, not the 64-byte line: the adjacent-line prefetcher couples the
+// two lines of a 128-byte pair, as crossbeam and Folly measured on hosts
+// that expose it. The false-sharing benchmark (BenchmarkFalseSharing: two
+// goroutines incrementing counters 8, 64, 128 and 256 bytes apart; figures
+// in bench/results/atomics-amd64.txt) shows the same-line case several
+// times slower, and cannot show the coupling on a guest whose host hides
+// it. 128 costs 64 bytes per padded field on a handful of per-worker
+// structures, while under-padding costs a multiple where the coupling
+// exists. DetectedCacheLineSize reports the line the machine has,
+// for reports; the tests check the compiled padding is never smaller.
+
 // Pad is CacheLineSize bytes of padding. Put one between two fields written
 // by different goroutines so that they never share a cache line (or, on
 // amd64, a pair of lines the adjacent-line prefetcher fetches together):
@@ -36,8 +51,9 @@ const (
 // DetectedCacheLineSize reports the cache-line size of the machine the
 // program runs on, and where the figure came from (SourceSysfs, SourceCPUID
 // or SourceFallback). It is for reports and tests; the padding in this module
-// uses the compile-time CacheLineSize, which is chosen per GOARCH and may be
-// larger than the detected line on purpose (see doc.go).
+// uses the compile-time CacheLineSize, which is chosen per GOARCH to cover
+// every part of the architecture and may be larger than the detected line on
+// purpose.
 //
 // Order: Linux sysfs, then CPUID on x86 (cpuid/v2 hard-codes 64 on arm64, so
 // it is not consulted there), then the compiled constant.

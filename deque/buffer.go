@@ -1,5 +1,17 @@
 package deque
 
+// # Why old rings are safe
+//
+// A thief may load the ring pointer (S4), be delayed, and read a slot (S5)
+// after the owner has replaced the ring. The old ring is never written
+// again and never reused: nothing frees it (freeing it at the swap would be
+// a use-after-free for such a thief) and the garbage collector keeps it alive
+// while any thief holds it. The slot it reads still holds what it held when the ring
+// was current. S6 then re-checks the ring, as crossbeam-deque does since its
+// fix for CVE-2021-32810 (a steal racing a ring swap), so that no decision
+// rests on a ring that is no longer the current one, and S7 checks that
+// element t has not been taken by anyone else.
+
 // buffer is one ring of slots. Its capacity is a power of two; logical index
 // i (a uint64 that only grows, and may wrap) lives in slots[i&mask].
 //

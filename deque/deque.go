@@ -7,6 +7,131 @@ import (
 	"github.com/blitz-go/blitz/atomics"
 )
 
+// The Chase-Lev deque, step by step.
+//
+// # Vocabulary
+//
+//   - owner: the one goroutine that calls Push and Pop on a deque.
+//   - thief: any goroutine calling Steal or StealIf (the owner may too).
+//   - top: logical index of the oldest element; thieves advance it by CAS.
+//   - bottom: one past the newest element; only the owner writes it.
+//   - ring (buffer): the array of slots; index i lives in slot i&mask.
+//   - size: bottom-top, computed as int64(bottom-top) so that the 64-bit
+//     indexes may wrap around 2^64 without harm.
+//
+// Elements are 64-bit integers (the Word constraint). The pool passes
+// indexes of job frames it keeps in per-worker arrays, so the owner's path
+// stores no Go pointer (no GC write barrier) and allocates nothing.
+//
+// # The protocol
+//
+// The orderings are those of Lê, Pop, Cohen and Zappa Nardelli, "Correct
+// and Efficient Work-Stealing for Weak Memory Models" (PPoPP 2013). The
+// step labels below appear beside the code.
+//
+// Push (owner), P:
+//
+//  1. (P1) Store the element into slot bottom (atomic, relaxed is enough).
+//  2. (P2) Release-store bottom+1: publishes P1 to a thief's acquire load of
+//     bottom (S3). If the ring is full it is first replaced (grow, G1).
+//
+// Pop (owner), O:
+//
+//  1. If bottom-top <= 0 by a plain look, return empty (top only grows, so
+//     a stale top can only overstate the size).
+//  2. (O1) Store bottom = b-1, FULL FENCE, load top. Pairs with S2: the
+//     owner and a thief cannot both miss each other's update.
+//  3. (O2) If top > b-1, thieves emptied it meanwhile: restore bottom,
+//     return empty. If top < b-1, element b-1 is ours alone: return it.
+//  4. (O3) If top == b-1 it is the last element, and a thief that read top
+//     before O1 may be taking it: CAS top from b-1 to b. Whoever wins the CAS
+//     (the owner here, or a thief at S7) owns the element. Restore bottom =
+//     b (the deque is empty either way).
+//
+// Steal (any goroutine), S:
+//
+//  1. (S1) Load top (acquire).
+//  2. (S2) FULL FENCE: pairs with O1.
+//  3. (S3) Load bottom (acquire: pairs with P2). If bottom-top <= 0, Empty.
+//  4. (S4) Load the ring pointer (acquire: pairs with G1).
+//  5. (S5) Load the element at slot top (atomic).
+//  6. (S6) If the ring pointer has changed since S4, return Retry.
+//  7. (S7) CAS top from t to t+1; if it fails, another thief or the owner's
+//     O3 took element t: return Retry. Otherwise return it.
+//
+// Grow (owner, inside Push), G: allocate a ring twice the size, copy the
+// live elements [top, bottom) to the same logical indexes, and (G1) publish
+// it with an atomic pointer store, from Go (it is a pointer).
+//
+// How the fences are realised here (release_amd64.go, release_arm64.go,
+// release_other.go). O1 is storeFenced: on amd64 a plain MOV store of bottom
+// followed by atomics.SeqCstFence (an inlined LOCK XADD on a stack local),
+// which BenchmarkPopFence measured faster inside Pop than a single XCHG
+// (atomic.StoreUint64; bench/results/deque-amd64.txt); on arm64 an STLR
+// followed by DMB ISH. (An STLR followed by the LDAR of top is already
+// ordered on arm64 hardware, but qemu-user on an x86 host, where the arm64
+// tests run, does not honour that: without the DMB the stress test takes
+// items twice there.)
+// Elsewhere it is atomic.StoreUint64, sequentially consistent with the load
+// of top that follows. S2 is atomics.SeqCstFence (DMB ISH on arm64). P1 and
+// P2 are release stores: on amd64 a plain Go store, one inlined MOVQ (TSO
+// makes every MOV store a release store, and the gc compiler keeps stores in
+// program order: release_amd64.go gives the argument); atomic.StoreUint64
+// (an inlined STLR) on arm64 and elsewhere; and sync/atomic everywhere under
+// -race, so that the race detector sees every publication. Loads of top and
+// bottom are atomic.LoadUint64: a plain MOV on amd64.
+//
+// # The owner's fast paths
+//
+// A fork-join pool pushes and pops once per join, so the owner's side is
+// written to be inlined into the caller, with no call left in it:
+//
+//   - TryPush is Push when the ring certainly has room: one compare and the
+//     stores P1 and P2. It checks "full" against topSeen, a value top had
+//     earlier (a lower bound, since top only grows), instead of loading top,
+//     the line every thief's CAS writes; when the bound says "maybe full" it
+//     returns false and Push refreshes topSeen from top, and grows the ring
+//     only if it really is full.
+//   - PopFenced is Pop without the first look at top (step 1 of Pop): for an
+//     owner that expects an element, such as a joiner taking back the job it
+//     just pushed. When top >= b-1 after the fence it runs the CAS of O3
+//     without first telling O2a from O3: if thieves took everything (top >
+//     b-1), top can never return to b-1, so the CAS fails and claims
+//     nothing. That saves a compare, which is what keeps it under the
+//     compiler's inlining budget.
+//   - Both reach the ring through the owner's private copy of its slice and
+//     mask (updated by grow together with the published pointer), so the
+//     common case touches only bottom's cache line and the ring.
+//
+// Pop and Push stay the general forms (Pop skips the fence on an empty
+// deque: the idle worker's polling pop).
+//
+// # The last-element race
+//
+// When one element is left, both the owner (O3) and a thief (S7) may try to
+// take it; the CAS on top decides. Without O1's fence a thief could read the
+// old bottom while the owner read the old top, and both would take it. When
+// the thief wins, Pop reports false although the deque was not empty a moment
+// before: the element went to exactly one taker.
+//
+// # Indexes and wrap-around
+//
+// top and bottom are uint64 and only grow (bottom dips by one inside Pop).
+// All arithmetic on them is modulo 2^64: the size is int64(bottom-top) and
+// the slot is index&mask, both exact across the wrap, so a deque may run
+// forever. The tests start indexes just below 2^64 to prove it.
+//
+// # Costs
+//
+// bench/results/deque-amd64.txt compares Push, Pop and Steal, alone and
+// under contention, with a mutex-guarded slice and a buffered channel;
+// bench/results/join-fastpath-amd64.txt measures the owner's fast paths.
+// Nothing allocates in steady state (TestPushPopDoesNotAllocate,
+// TestFastPathsDoNotAllocate).
+//
+// Why a thief may read a ring the owner has replaced is in buffer.go; what
+// Retry means to a caller, in steal.go.
+
 // Word is the set of element types: 64-bit integers. Elements are meant to
 // be indexes (for example of job frames the owner keeps in an array), so the
 // deque never holds a Go pointer: no GC write barrier on the owner's path and
@@ -23,8 +148,8 @@ const maxCapacity = 1 << (28 + 12*(^uint(0)>>63))
 
 // Deque is a Chase-Lev work-stealing deque of integers. One goroutine, the
 // owner, calls Push and Pop (LIFO, at the bottom); any goroutine may call
-// Steal (FIFO, at the top), Len and IsEmpty. See the package documentation
-// for the protocol.
+// Steal (FIFO, at the top), Len and IsEmpty. The package documentation gives
+// the rules.
 //
 // A Deque must be created with New and must not be copied.
 type Deque[T Word] struct {
@@ -102,7 +227,8 @@ func newAt[T Word](capacity int, start uint64) *Deque[T] {
 }
 
 // Push adds v at the bottom. Owner only. It allocates only when the ring is
-// full (it then doubles it).
+// full (it then doubles it), and panics rather than grow the ring past the
+// largest capacity New accepts.
 func (d *Deque[T]) Push(v T) {
 	if !d.TryPush(v) {
 		d.roomFor(d.bottom)
@@ -177,17 +303,16 @@ func (d *Deque[T]) Pop() (T, bool) {
 	return v, o >= popTook
 }
 
-// PopFenced is Pop without Pop's first look at top: it always claims the
-// bottom index and fences (O1-O3 below), so on an empty deque it costs a
-// fence where Pop costs two loads. It is for an owner that expects an
-// element, such as a joiner taking back the job it just pushed, and is
-// written to be inlined into such a caller (no call in it). Same result as
-// Pop: false if the deque was empty or its last element went to a thief;
-// the element is meaningful only with true.
-//
-// It is the steps of pop() after the first look, in one function:
-// TestPopFenced* and the stress and fuzz tests run both.
+// PopFenced is Pop without Pop's first look at the size: it always claims
+// the bottom element and fences, so on an empty deque it costs a fence where
+// Pop costs two loads. It is for an owner that expects an element, such as a
+// joiner taking back the job it just pushed, and is written to be inlined
+// into such a caller (no call in it). Same result as Pop: false if the deque
+// was empty or its last element went to a thief; the element is meaningful
+// only with true. Owner only.
 func (d *Deque[T]) PopFenced() (v T, ok bool) {
+	// The steps of pop() after the first look (O1-O3), in one function:
+	// TestPopFenced* and the stress and fuzz tests run both.
 	b := d.bottom - 1
 	// O1 (see pop): bottom = b, full fence, load top.
 	storeFenced(&d.bottom, b)
@@ -214,9 +339,10 @@ func (d *Deque[T]) PopFenced() (v T, ok bool) {
 // pool uses it when it has a single worker, whose deque has no thieves). It
 // is the sequential pop: no fence and no CAS, so it costs a few loads and one
 // store, and it is small enough to be inlined. Owner only. Len and IsEmpty
-// may still run concurrently (bottom is stored as in Pop). Called while a
+// may still run concurrently. Called while a
 // thief may steal, it breaks the deque: an element can be taken twice.
 func (d *Deque[T]) PopUnshared() (v T, ok bool) {
+	// bottom is stored as in Pop, so that Len and IsEmpty stay safe.
 	b := d.bottom
 	if int64(b-atomic.LoadUint64(&d.top)) <= 0 {
 		return v, false

@@ -200,7 +200,7 @@ func BenchmarkPopFence(b *testing.B) {
 	})
 }
 
-// stealNoFence is steal() without S2. It is NOT correct (see doc.go: the
+// stealNoFence is steal() without S2. It is NOT correct (see deque.go: the
 // owner and a thief could both take the last element) and exists only so
 // BenchmarkPushSteal can show what S2 costs.
 func (d *Deque[T]) stealNoFence() (T, bool) {

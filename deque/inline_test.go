@@ -11,7 +11,7 @@ import (
 
 // TestFastPathsInline pins what the owner's fast paths exist for: the
 // compiler inlines TryPush, PopFenced and PopUnshared into their callers
-// (doc.go, "The owner's fast paths"). Their bodies sit close to the inlining
+// (deque.go, "The owner's fast paths"). Their bodies sit close to the inlining
 // budget (PopFenced at 78 of 80 with Go 1.26), so an innocent-looking edit
 // could push one over and silently cost the pool's join a call; this test
 // makes that edit fail instead. It compiles this package's test binary with

@@ -6,6 +6,13 @@ import (
 	"github.com/blitz-go/blitz/atomics"
 )
 
+// # Retry
+//
+// Steal returns Retry, not Empty, when it took nothing because of a race: a
+// lost CAS (S7) or a ring swap (S6). The deque was not empty; a caller
+// that wants an element should try again or try another victim, and a caller
+// deciding whether to sleep must not treat Retry as "no work".
+
 // Steal removes and returns the oldest element (FIFO). Any goroutine. It
 // returns Success with the element, Empty if there was none, or Retry if it
 // lost a race and took nothing.
@@ -16,15 +23,18 @@ func (d *Deque[T]) Steal() (T, Status) {
 
 // StealIf is Steal with a last-moment condition: it finds and reads the
 // oldest element as Steal does, then calls ok, and claims the element only if
-// ok reports true; otherwise it takes nothing and reports Empty. ok runs after
-// the loads of top, bottom and the slot and before the claiming CAS, so when
-// the claim succeeds, ok was true after this goroutine read a bottom at least
-// as new as the Push that wrote the element: whatever the owner did before
-// that Push (in its program order) happened before ok ran. A waiter uses it
-// to take only elements pushed before some event that the owner signals
-// before pushing anything else (the pool's isolated waits: ok = "the awaited
-// latch is not Set yet"). ok must not block.
+// ok reports true; otherwise it takes nothing and reports Empty. ok runs
+// after the element was found and read and before it is claimed, so when the
+// claim succeeds, ok was true after this goroutine saw the Push that wrote
+// the element: whatever the owner did before that Push (in its program
+// order) happened before ok ran. A waiter uses it to take only elements
+// pushed before some event that the owner signals before pushing anything
+// else (the pool's isolated waits: ok = "the awaited latch is not Set yet").
+// ok must not block.
 func (d *Deque[T]) StealIf(ok func() bool) (T, Status) {
+	// ok runs after the loads of top, bottom and the slot (S1-S5) and
+	// before the claiming CAS (S7): a bottom at least as new as the Push
+	// that wrote the element was read before it.
 	t, buf, v, o := d.stealRead()
 	if o != stealSuccess {
 		return T(v), o.status()

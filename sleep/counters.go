@@ -5,6 +5,25 @@ import (
 	"sync/atomic"
 )
 
+// # The JEC
+//
+// The jobs event counter (JEC), the top bits of the counters word below,
+// tells a sleepy worker whether work was posted since it got sleepy,
+// without counting every job. Its parity is the signal:
+//
+//   - a poster turns it from even to odd ("work was posted");
+//   - a worker getting sleepy turns it from odd to even ("a worker is about
+//     to sleep") and remembers the resulting value;
+//   - before sleeping, the worker compares: any change means a job was
+//     posted after it got sleepy, so it searches again instead.
+//
+// Both rules matter. The rule of Blitz's documentation (a sleepy worker also
+// increments "if even") leaves the counter odd for ever after the first
+// sleepy worker: posters then never change it, and a job posted between a
+// worker's last search and its sleep goes unnoticed. TestJECParityMutantMissesPost
+// (parity_test.go, which drives that rule by hand) and the BLITZ_PARITY
+// mutant of model/sleep.pml show the loss.
+
 // The counters word packs three counters into one uint64 so that a worker can
 // move itself between states, and a poster can read every state it needs, with
 // a single atomic operation (rayon-core's AtomicCounters, sleep/counters.rs).
@@ -32,7 +51,7 @@ import (
 // parallelism: the poster is itself an awake worker that will run the job. For
 // an injected job it could strand the job with every worker asleep, which is
 // why a worker, after registering as sleeping, fences and checks the injector
-// one last time (see doc.go, "Deadlock freedom").
+// one last time (see sleep.go, "Deadlock freedom").
 const (
 	threadBits = 16
 	threadMask = 1<<threadBits - 1
@@ -51,7 +70,13 @@ const (
 
 // MaxWorkers is the largest worker count one Sleep can track: each thread
 // count in the packed counters word is 16 bits wide.
-const MaxWorkers = threadMask
+const MaxWorkers = 1<<16 - 1
+
+// MaxWorkers is spelled out so that go doc shows its value; it must equal
+// threadMask, the largest value a thread-count field holds (more workers
+// would carry into the next field). The index below is out of range, and the
+// package does not compile, unless the two are equal.
+var _ = [1]struct{}{}[MaxWorkers-threadMask]
 
 // jecDummy is the JEC snapshot of a worker that has not announced itself
 // sleepy. It lies outside the 32-bit range of real JEC values, so it never

@@ -2,6 +2,14 @@ package sleep
 
 import "sync/atomic"
 
+// # Latches (CoreLatch)
+//
+// The pool Sets a worker's latch when what the worker waits for happened
+// (its stolen job completed, the pool stops). Set reports whether the latch
+// was Sleeping; then the setter calls NotifyWorkerLatchIsSet, which wakes
+// the worker through the handshake (sleep.go, "Waking"). A latch Set while
+// Unset or Sleepy makes S4 fail, so the worker never sleeps past it.
+
 // CoreLatch states. A worker's CoreLatch is the one thing other threads Set
 // to tell it "what you wait for has happened" (its joined job completed, the
 // pool is stopping); the intermediate states let the setter know whether it
@@ -24,17 +32,19 @@ const (
 )
 
 // CoreLatch is a worker's latch: a one-shot event that other goroutines Set
-// and that the owning worker probes in its idle loop. Its zero value is Unset.
-//
-// The state word is written by the owning worker (getSleepy, fallAsleep,
-// wakeUp, Reset: CAS or store) and by any setter (Set: swap); it is read by
-// the owner (Probe). All accesses are sequentially consistent atomics; Set's
-// swap releases the setter's writes to the owner's acquiring Probe.
+// and that the owning worker probes in its idle loop. Its zero value is
+// Unset. What a goroutine wrote before its Set is visible to the owner once
+// its Probe reports the latch Set.
 type CoreLatch struct {
+	// state is written by the owning worker (getSleepy, fallAsleep,
+	// wakeUp, Reset: CAS or store) and by any setter (Set: swap); it is
+	// read by the owner (Probe). All accesses are sequentially consistent
+	// atomics; Set's swap releases the setter's writes to the owner's
+	// acquiring Probe.
 	state atomic.Uint32
 }
 
-// getSleepy moves the latch Unset -> Sleepy (step S4, doc.go). It fails if
+// getSleepy moves the latch Unset -> Sleepy (step S4, sleep.go). It fails if
 // the latch was Set, in which case the worker must not go to sleep. Owner
 // only.
 func (l *CoreLatch) getSleepy() bool {
@@ -56,8 +66,8 @@ func (l *CoreLatch) wakeUp() {
 
 // Set moves the latch to Set from any state and reports whether the worker
 // was Sleeping: then the caller must wake it (Sleep.NotifyWorkerLatchIsSet).
-// A worker that was Unset or Sleepy will see Set in its next Probe, getSleepy
-// or fallAsleep and never sleep.
+// A worker that was not yet asleep sees Set in its next Probe or attempt to
+// sleep, and does not sleep.
 func (l *CoreLatch) Set() bool {
 	return l.state.Swap(latchSet) == latchSleeping
 }

@@ -224,7 +224,7 @@ func (h *harness) findWork(w int, rng *rand.Rand) (int, bool) {
 	return h.injector.take()
 }
 
-// worker is the idle loop that sleep/doc.go documents (steps S1-S6).
+// worker is the idle loop that sleep/sleep.go documents (steps S1-S6).
 func (h *harness) worker(w int) {
 	defer h.workersDone.Done()
 	// The workers are plain goroutines for every backend, with the default

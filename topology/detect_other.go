@@ -7,6 +7,11 @@ import (
 	"runtime"
 )
 
+// # Detection outside Linux
+//
+// On other systems Detect returns Flat(runtime.NumCPU()): every CPU its own
+// core in one package of unknown id, no caches, no NUMA, and a reason.
+
 // Detect returns a flat topology on systems other than Linux: runtime.NumCPU
 // CPUs, each its own core in one unknown package, with no cache sharing or
 // NUMA information, and the processor identity from cpuid/v2 and x/sys/cpu.

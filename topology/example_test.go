@@ -7,6 +7,31 @@ import (
 	"github.com/blitz-go/blitz/topology"
 )
 
+// A pool's start-up: read the machine's topology (here a captured
+// two-socket server; on a live system, topology.Detect()), choose a CPU for
+// each worker, and give each worker its steal victims, nearest first. Each
+// worker goroutine would then call topology.Pin with its CPU, and run
+// unpinned if that fails (see the example of Pin).
+func Example() {
+	t := topology.DetectFrom(os.DirFS("testdata/intel-2s"), topology.CPUSet{})
+	fmt.Println(len(t.Packages), "packages,", len(t.Cores), "cores,", t.Allowed.Len(), "CPUs allowed")
+
+	pl, err := t.Place(4, topology.PolicyScatter)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("worker CPUs:", pl.CPUs)
+
+	for _, tier := range t.StealTiersLabelled(pl.CPUs)[0] {
+		fmt.Println("worker 0 steals from", tier.Kind, tier.Workers)
+	}
+	// Output:
+	// 2 packages, 8 cores, 16 CPUs allowed
+	// worker CPUs: [0 4 1 5]
+	// worker 0 steals from l3 [2]
+	// worker 0 steals from remote [1 3]
+}
+
 func ExampleParseCPUList() {
 	set, err := topology.ParseCPUList("0-7,^5,12-15:2\n")
 	if err != nil {

@@ -7,6 +7,62 @@ import (
 	"strings"
 )
 
+// # Placement
+//
+// Place(workers, policy) gives each worker a CPU from the allowed set.
+//
+// PolicyNone pins nothing (-1 for every worker): the OS scheduler places the
+// workers. It is the right default on shared and virtual machines, where a
+// vCPU is not a fixed core and pinning only removes the scheduler's freedom.
+//
+// PolicyCompact fills one core's threads, then the rest of its L2 group, L3
+// group, die, NUMA node and package, then the next, faster cores (higher
+// cpu_capacity) first within a node. Neighbours share the most cache, which
+// suits fork-join work where a thief steals its neighbour's freshly split
+// data.
+//
+// PolicyScatter puts the first thread of every core before any second thread,
+// and among those, takes turns between packages, then NUMA nodes, capacity
+// classes, dies, L3 groups and L2 groups: every worker gets as much cache and
+// memory bandwidth to itself as the machine allows.
+//
+// PlaceOn(cpus, workers) is the explicit list for people who know better. All
+// of cpus must be allowed (ErrNotAllowed otherwise: a list that silently lost
+// CPUs would surprise its author); workers take them in compact order.
+//
+// Worked example, the 2-socket fixture (socket 0 = CPUs 0-3 with siblings
+// 8-11, socket 1 = 4-7 with 12-15, an L3 and a NUMA node per socket,
+// distance 21), four workers:
+//
+//	compact  [0 8 1 9]   two cores of socket 0, both threads each
+//	scatter  [0 4 1 5]   four cores, alternating sockets, no SMT sharing
+//
+// More workers than CPUs: the order is reused, worker i taking the (i mod
+// n)-th CPU, so each CPU carries workers/n or workers/n+1 workers;
+// Placement.Oversubscribed is set and a note says so. Round-robin
+// spreads the extra workers evenly (compact's first extra worker shares CPU 0
+// with worker 0, not with its sibling) and keeps every worker on a CPU the
+// policy chose, rather than failing a configuration that merely runs slower; a pool that
+// prefers to refuse checks Oversubscribed, one that prefers floating workers
+// uses PolicyNone.
+//
+// # GOMAXPROCS and cgroups
+//
+// The pool defaults to GOMAXPROCS workers. Since Go 1.25 the runtime sets
+// GOMAXPROCS from the cgroup CPU limit (quota/period) as well as the affinity
+// mask, and updates it at run time when the limit changes (unless GOMAXPROCS
+// was set explicitly). The two limits are different things: a cpuset limits
+// which CPUs (Topology.Allowed, from sched_getaffinity), a quota limits how
+// much CPU time, and a quota of 2 CPUs on a 64-CPU cpuset gives GOMAXPROCS 2
+// with 64 allowed CPUs. Placement respects both: the worker count comes from
+// GOMAXPROCS (read when the pool starts), and the CPUs come only from the
+// allowed set, so with the quota example compact placement puts the two
+// workers on one core's threads or, without SMT, two cores sharing a cache. A
+// pool does not resize when GOMAXPROCS changes later; and if a cgroup's
+// cpuset later drops a pinned CPU, the kernel rewrites the thread's mask to
+// the new cpuset, so the worker keeps running, unpinned. Re-run Detect and
+// restart the pool to re-place it.
+
 // Policy says how Place spreads workers over the allowed CPUs.
 type Policy int
 

@@ -11,6 +11,56 @@ import (
 	"strings"
 )
 
+// # Detection
+//
+// Detect reads Linux sysfs; DetectFrom reads the same files under any fs.FS,
+// which is how the tests and blitz-topo -root read fixtures on any OS:
+//
+//	sys/devices/system/cpu/{online,offline,possible}     which CPUs exist and run
+//	cpuN/online                                          (only without the online list)
+//	cpuN/topology/physical_package_id, die_id, cluster_id, core_id
+//	cpuN/topology/core_cpus_list (else thread_siblings_list)   the SMT siblings
+//	cpuN/cpu_capacity                                    big.LITTLE / hybrid speed
+//	cpuN/cache/indexK/{level,type,shared_cpu_list,size,coherency_line_size,id}
+//	sys/devices/system/node/nodeN/{cpulist,distance}     NUMA nodes and distances
+//
+// The allowed set comes from sched_getaffinity (processAffinity,
+// pin_linux.go), which already reflects cgroup cpusets (read on a thread
+// that no pinned goroutine holds, so that a pinned caller sees the process's
+// CPUs, not its own; failing that, the Cpus_allowed_list line of
+// /proc/self/status), and is cut to the online CPUs. A core is identified by
+// its sibling list, not by core_id, which restarts in every package and, on
+// many arm64 parts, in every cluster. Caches are de-duplicated by level, type and sharing set.
+// github.com/klauspost/cpuid/v2 adds the vendor, brand, family and model,
+// cache sizes and line size, and golang.org/x/sys/cpu the feature flags that
+// matter here (Identity). Those describe the running machine only, so
+// DetectFrom leaves Identity empty. cpuid/v2 hard-codes a 64-byte line on
+// arm64; sysfs's coherency_line_size is the number to trust there.
+
+//
+// # Degraded modes
+//
+// Containers hide parts of sysfs, CPUs go offline, numbering has holes and
+// files can be malformed or unreadable. Detection never fails and never
+// panics; each gap is replaced by an assumption and written, in words, into
+// Topology.Degraded, one line per cause with the CPUs it applies to:
+//
+//   - no online list: the cpuN directories are listed, less those whose
+//     cpuN/online says 0; no directories either: runtime.NumCPU;
+//   - no topology directory for a CPU: it is its own core, package unknown;
+//   - a malformed sibling list: thread_siblings_list, else a core of one;
+//   - a package id missing or malformed: taken from an SMT sibling if one
+//     knows it, else unknown (-1);
+//   - no cache directory, or a malformed shared_cpu_list: cache unknown, or
+//     private to the CPU;
+//   - no node directory: NUMA unknown; a distance row of the wrong length or
+//     with garbage: every distance unknown (-1);
+//   - an affinity mask naming no online CPU: every online CPU allowed.
+//
+// die_id and cluster_id are simply unknown on kernels too old to have them
+// (and die_id is -1 on arm64): that is not degraded. Offline CPUs have no
+// topology in sysfs; they are listed in Offline and never used.
+
 // Paths read by DetectFrom, relative to the filesystem root it is given.
 const (
 	cpuDir    = "sys/devices/system/cpu"

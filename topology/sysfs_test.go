@@ -12,6 +12,15 @@ import (
 	"testing/fstest"
 )
 
+// # Testing
+//
+// testdata/ holds plain sysfs trees: intel-2s, epyc-nps2 (4 CCXs, NPS2),
+// arm64-biglittle (two clusters of different capacity), container-1cpu (most
+// of sysfs hidden, affinity one CPU), holes (offline CPUs and malformed
+// files), and this-vm (copied from the development machine by
+// testdata/capture.sh, which captures any Linux machine the same way). The
+// synthetic ones are written by fixtures_gen_test.go (-genfixtures).
+
 // fixtures lists every fixture under testdata/.
 var fixtures = []string{"intel-2s", "epyc-nps2", "arm64-biglittle", "container-1cpu", "holes", "this-vm"}
 

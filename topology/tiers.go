@@ -5,6 +5,44 @@ import (
 	"sort"
 )
 
+// # Steal tiers
+//
+// StealTiers(workerCPUs) gives each worker its victims grouped in rings of
+// increasing distance:
+//
+//	same-cpu   another worker on the same CPU (only when oversubscribed)
+//	smt        an SMT sibling: shares L1 and L2
+//	l2         shares the L2 (cluster)
+//	l3         shares the L3 (CCX, LLC group)
+//	node       same NUMA node, no shared cache
+//	package    same package, another node (NPS2/NPS4, sub-NUMA clustering)
+//	remote     other packages, one ring per NUMA distance, nearest first
+//	unpinned   workers with no CPU: distance unknown, so last
+//
+// Empty rings are dropped. An unpinned thief gets a single ring of everyone
+// ("any"). A thief scans a ring in random order (randomisation spreads
+// contention, as in rayon's and Go's schedulers) and moves outwards only when
+// the ring came up empty: stolen work then arrives from a cache the thief
+// shares, and a cross-socket steal, which moves every cache line of the job
+// over the interconnect, happens only when nothing nearer is left. With
+// compact placement on the 2-socket fixture, worker 0 (CPU 0) sees
+//
+//	smt [1] | l3 [2 3 4 5 6 7] | remote(21) [8 ... 15]
+//
+// Whether this beats uniform random stealing is a measurement of the pool,
+// not of this package; it belongs with the pool's benchmarks.
+//
+// # Why the tiers collapse on a 2-vCPU VM
+//
+// The development machine is a KVM guest with two vCPUs. Its sysfs (fixture
+// this-vm) shows two single-thread cores with private L2s and one shared L3:
+// each worker has exactly one victim, in one ring. Tiered and random stealing
+// are then the same thing, and pinning buys nothing either: a vCPU is a host
+// thread the hypervisor moves at will, and the guest's L3 "sharing" is the
+// host's description, not a guarantee that the two vCPUs sit on one socket.
+// The tiers are tested on the fixtures; their benefit must be measured on a
+// real multi-core machine.
+
 // TierKind names how close a tier's workers are to the thief.
 type TierKind int
 

@@ -5,6 +5,16 @@ import (
 	"sort"
 )
 
+// # Vocabulary
+//
+// A CPU (hwloc's PU, Linux's "cpuN") is one hardware thread. SMT siblings are
+// the threads of one core; they share its L1 and L2. A cluster is a group of
+// cores sharing an L2 (arm64 clusters, Intel E-core modules). An L3 group (the
+// last-level cache group; AMD's CCX) shares an L3. A die and a package are the
+// silicon and the socket. A NUMA node is a set of CPUs with the same memory
+// latency; the kernel's distance matrix says how far nodes are from each other
+// (10 is local). The allowed set is the CPUs this process may run on.
+
 // Topology is what is known about the machine's CPUs: how hardware threads
 // group into cores, cores into caches, clusters, dies and packages, packages
 // into NUMA nodes, and which CPUs this process may run on. Build one with

@@ -4,7 +4,7 @@
  * README.md beside it maps every process and step to the Go code, lists
  * the switches and the mutants, and says what each check proves; check.sh
  * runs them. Step comments below name the Go function and the step labels
- * of sleep/doc.go and deque/doc.go.
+ * told at the top of sleep/sleep.go and deque/deque.go.
  *
  * Every run must end with every accepted task and every job it forked run
  * exactly once, Close returned (the drain handshake signalled), every worker
