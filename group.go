@@ -279,12 +279,20 @@ func newSlotWait(w *Worker) *slotWait {
 	return &slotWait{ch: make(chan struct{}, 1)}
 }
 
-func (s *slotWait) wait() {
+func (s *slotWait) wait() { s.waitUntil(nil) }
+
+// waitUntil waits for wake, or until stop is closed (then it reports true;
+// a nil stop never closes).
+func (s *slotWait) waitUntil(stop <-chan struct{}) (stopped bool) {
 	if s.ch != nil {
-		<-s.ch
-		return
+		select {
+		case <-s.ch:
+			return false
+		case <-stop:
+			return true
+		}
 	}
-	s.gw.w.waitCall(s.gw.l, nil)
+	return s.gw.w.waitCall(s.gw.l, stop)
 }
 
 func (s *slotWait) wake() {
