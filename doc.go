@@ -15,6 +15,8 @@
 //	fork two functions inside a task                Join, JoinArgs (no allocation), Worker.Join
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
 //	run tasks that return errors, errgroup-style    NewGroup, Group.Go, Group.Wait
+//	  at most n at once                             Group.SetLimit; Group.TryGo refuses
+//	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn
 //	write a function that takes a Runner            DoOn
 //	loops and slices in parallel                    package par
 //	see what the pool does                          Pool.Stats, Pool.Expvar
@@ -58,6 +60,8 @@
 // saturated (answer 503), ErrClosed after Close, the context's error when
 // the request ends first, and a task's panic as a *PanicError (ErrPanic).
 // Shutdown drains what was accepted and returns by its context's deadline.
+// Pool.Sub gives one kind of work its own limit and queue on the pool's
+// workers, so that a burst of it cannot starve the rest.
 //
 // # Calls from inside a task
 //
