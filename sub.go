@@ -66,8 +66,13 @@ import (
 // could wait for itself), counted in SubStats.Inline. Called from a task
 // of another pool, they wait with its worker serving its own pool.
 //
+// The parent's Stats count the Sub's tasks that enter its queue; a task
+// that waited in the Sub's queue runs as part of the task before it (on
+// the worker that ran that one), and the parent counts the two as one.
+//
 // A Sub is not a Runner: it names no workers, only a bound on entries.
-// Code that takes a Runner is given the *Worker of the Sub's task.
+// Code that takes a Runner is given the *Worker of the Sub's task. A
+// method called on a nil *Sub panics with a message that names it.
 type Sub struct {
 	p        *Pool
 	limit    int
@@ -144,7 +149,12 @@ func (p *Pool) Sub(limit, capacity int) (*Sub, error) {
 }
 
 // Pool returns the Sub's parent pool.
-func (s *Sub) Pool() *Pool { return s.p }
+func (s *Sub) Pool() *Pool {
+	if s == nil {
+		panic("blitz: Sub.Pool: nil *Sub")
+	}
+	return s.p
+}
 
 // Go submits fn to run once on a worker of the parent, as Pool.Go does, in
 // the Sub's bounds: with a full queue it waits for room (from a task of the
@@ -152,6 +162,9 @@ func (s *Sub) Pool() *Pool { return s.p }
 // the Sub's or the parent's Close has begun; if it returns nil, fn will
 // run. A nil fn panics.
 func (s *Sub) Go(fn func(w *Worker)) error {
+	if s == nil {
+		panic("blitz: Sub.Go: nil *Sub")
+	}
 	if fn == nil {
 		panic("blitz: Sub.Go: nil function")
 	}
@@ -162,6 +175,9 @@ func (s *Sub) Go(fn func(w *Worker)) error {
 // ErrQueueFull at once (SubStats.Rejected counts it) and fn never runs. A
 // nil fn panics.
 func (s *Sub) TryGo(fn func(w *Worker)) error {
+	if s == nil {
+		panic("blitz: Sub.TryGo: nil *Sub")
+	}
 	if fn == nil {
 		panic("blitz: Sub.TryGo: nil function")
 	}
@@ -474,6 +490,9 @@ func (s *Sub) countInline() {
 // Stats returns the Sub's counters. It is safe to call at any time from
 // any goroutine, including after Close.
 func (s *Sub) Stats() SubStats {
+	if s == nil {
+		panic("blitz: Sub.Stats: nil *Sub")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return SubStats{
@@ -485,7 +504,12 @@ func (s *Sub) Stats() SubStats {
 }
 
 // Close is Shutdown without a deadline.
-func (s *Sub) Close() error { return s.Shutdown(context.Background()) }
+func (s *Sub) Close() error {
+	if s == nil {
+		panic("blitz: Sub.Close: nil *Sub")
+	}
+	return s.Shutdown(context.Background())
+}
 
 // Shutdown stops the Sub accepting work (its submissions fail with
 // ErrClosed, and those waiting for room are woken with it) and waits until
@@ -497,6 +521,9 @@ func (s *Sub) Close() error { return s.Shutdown(context.Background()) }
 // leaving the Sub open. The parent's Close or Shutdown closes the Sub too,
 // and waits for its tasks. A nil ctx panics.
 func (s *Sub) Shutdown(ctx context.Context) error {
+	if s == nil {
+		panic("blitz: Sub.Shutdown: nil *Sub")
+	}
 	if ctx == nil {
 		panic("blitz: Sub.Shutdown: nil context")
 	}

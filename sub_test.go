@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -364,14 +365,91 @@ func TestSubBadInput(t *testing.T) {
 		requirePanicMessage(t, "blitz: Sub.Go: nil function", func() { _ = s.Go(nil) })
 		requirePanicMessage(t, "blitz: Sub.TryGo: nil function", func() { _ = s.TryGo(nil) })
 		requirePanicMessage(t, "blitz: DoIn: nil function", func() { DoIn[int](s, nil) })
-		requirePanicMessage(t, "blitz: TryDoIn: nil context", func() {
-			_, _ = TryDoIn(nil, s, func(*Worker) int { return 0 }) //nolint:staticcheck // the nil context is the point
-		})
+		var nilCtx context.Context
+		requirePanicMessage(t, "blitz: TryDoIn: nil context", func() { _, _ = TryDoIn(nilCtx, s, func(*Worker) int { return 0 }) })
+		requirePanicMessage(t, "blitz: DoContextIn: nil context", func() { _, _ = DoContextIn(nilCtx, s, func(*Worker) int { return 0 }) })
+		requirePanicMessage(t, "blitz: Sub.Shutdown: nil context", func() { _ = s.Shutdown(nilCtx) })
 		requirePanicMessage(t, "blitz: DoIn: nil *Sub", func() { DoIn(nil, func(*Worker) int { return 0 }) })
+		var nilSub *Sub
+		requirePanicMessage(t, "blitz: Sub.Go: nil *Sub", func() { _ = nilSub.Go(func(*Worker) {}) })
+		requirePanicMessage(t, "blitz: Sub.Close: nil *Sub", func() { _ = nilSub.Close() })
+		requirePanicMessage(t, "blitz: Sub.Stats: nil *Sub", func() { nilSub.Stats() })
 		assert.Equal(t, ErrCloseInTask, Do(p, func(*Worker) error { return s.Close() }))
 		require.NoError(t, s.Close())
 		v := catchPanic(func() { DoIn(s, func(*Worker) int { return 0 }) })
 		require.IsType(t, fmt.Errorf("%w", ErrClosed), v)
 		assert.ErrorIs(t, v.(error), ErrClosed)
+	})
+}
+
+// TestSubWithdrawStorm: DoContextIn calls whose contexts end at random
+// points while a storm keeps the Sub's slots and queue busy: a call that
+// reports its task withdrawn never runs it, and every other accepted call
+// runs its task exactly once; the Sub's counters add up.
+func TestSubWithdrawStorm(t *testing.T) {
+	eachServer(t, []int{1, 2}, nil, func(t *testing.T, p *Pool, workers int) {
+		each := 200
+		if testing.Short() {
+			each = 50
+		}
+		s, err := p.Sub(workers, 8)
+		require.NoError(t, err)
+		type call struct {
+			runs      atomic.Int32
+			withdrawn bool
+			accepted  bool
+		}
+		calls := make([][]*call, 4)
+		var withdrawn atomic.Int64
+		within(t, "storm", func() {
+			var wg sync.WaitGroup
+			for i := range calls {
+				calls[i] = make([]*call, each)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := range each {
+						c := &call{}
+						calls[i][j] = c
+						ctx, cancel := context.WithCancel(context.Background())
+						if j%2 == 0 {
+							go cancel()
+						}
+						_, err := DoContextIn(ctx, s, func(*Worker) int { c.runs.Add(1); runtime.Gosched(); return 0 })
+						cancel()
+						switch {
+						case err == nil:
+							c.accepted = true
+						case errors.Is(err, context.Canceled):
+							// Withdrawn while queued; or ended while the task
+							// ran (which then runs to its end); or ended before
+							// the call, or while it waited for room: refused.
+							c.withdrawn = strings.Contains(err.Error(), "withdrawn before it started")
+							c.accepted = strings.Contains(err.Error(), "stopped waiting for the running task")
+							if c.withdrawn {
+								withdrawn.Add(1)
+							}
+						default:
+							t.Errorf("DoContextIn: %v", err)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			require.NoError(t, s.Close())
+		})
+		for _, cs := range calls {
+			for _, c := range cs {
+				switch {
+				case c.withdrawn:
+					assert.Zero(t, c.runs.Load(), "a withdrawn task ran")
+				case c.accepted:
+					assert.Equal(t, int32(1), c.runs.Load(), "an accepted task did not run exactly once")
+				}
+			}
+		}
+		st := s.Stats()
+		assert.Equal(t, st.Submitted, st.Completed)
+		assert.Positive(t, withdrawn.Load(), "no task was withdrawn: the test checks nothing")
 	})
 }
