@@ -254,3 +254,62 @@ func TestGroupLimitPanicGoexitFreeSlot(t *testing.T) {
 		assert.Equal(t, int64(1), ran.Load())
 	})
 }
+
+// TestGroupSetLimitStorm: SetLimit moves between 0 and L while goroutines
+// and the group's own tasks call Go: no more than L tasks ever run at
+// once, and every task runs exactly once (the last SetLimit, to L, admits
+// whatever a limit of 0 held back).
+func TestGroupSetLimitStorm(t *testing.T) {
+	eachServer(t, []int{1, 2, 4}, nil, func(t *testing.T, p *Pool, workers int) {
+		each := 200
+		if testing.Short() {
+			each = 50
+		}
+		limit := workers
+		g, _ := NewGroup(context.Background(), p)
+		g.SetLimit(limit)
+		var gauge peakGauge
+		var ran, accepted atomic.Int64
+		body := func(*Worker) error { gauge.enter(); ran.Add(1); gauge.leave(); return nil }
+		within(t, "storm", func() {
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := range each {
+						if j%5 == 0 {
+							g.Go(func(w *Worker) error { g.Go(body); return body(w) })
+							accepted.Add(2)
+						} else {
+							g.Go(body)
+							accepted.Add(1)
+						}
+					}
+				}()
+			}
+			stop := make(chan struct{})
+			var tw sync.WaitGroup
+			tw.Add(1)
+			go func() {
+				defer tw.Done()
+				for n := 0; ; n++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					g.SetLimit(n % (limit + 1))
+					runtime.Gosched()
+				}
+			}()
+			wg.Wait()
+			close(stop)
+			tw.Wait()
+			g.SetLimit(limit)
+			require.NoError(t, g.Wait())
+		})
+		assert.LessOrEqual(t, gauge.peak.Load(), int64(limit))
+		assert.Equal(t, accepted.Load(), ran.Load())
+	})
+}
