@@ -72,8 +72,9 @@
 // from outside; it is never queued behind the task. Into another pool, the
 // call is queued there while the task's worker keeps serving its own pool,
 // so pools that call each other, in a cycle too, never run out of workers.
-// Go and GoContext from a task are let in over a full queue's bound (the
-// task could be waiting for itself); TryGo refuses as it does for anyone.
+// Go and GoContext from a task (and Group.Go, Sub.Go) are let in over a
+// full queue's bound or a group's limit (the task could be waiting for
+// itself); TryGo refuses as it does for anyone.
 // A Group's task that waits for its own group panics: it would wait for
 // itself.
 //
