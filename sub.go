@@ -378,6 +378,13 @@ func (s *Sub) after(panicked bool) *subTask {
 		s.queued--
 		s.wakeRoom()
 		s.running++
+		if s.head >= 64 && 2*s.head >= len(s.queue) {
+			// A queue that never empties under steady load: move what is
+			// left to the front, so the array stays proportional to it.
+			n := copy(s.queue, s.queue[s.head:])
+			clear(s.queue[n:])
+			s.queue, s.head = s.queue[:n], 0
+		}
 		return st
 	}
 	s.queue, s.head = s.queue[:0], 0

@@ -228,7 +228,7 @@ func TestSubNestedNoDeadlock(t *testing.T) {
 // TestSubShutdownUnderLoad: a Sub closed while producers submit to it runs
 // every task it accepted, refuses the rest with ErrClosed, and leaves the
 // parent running; the parent's Close closes its Subs, and runs what they
-// had queued.
+// had queued (more than the queue's compaction threshold).
 func TestSubShutdownUnderLoad(t *testing.T) {
 	eachServer(t, []int{1, 2, 4}, nil, func(t *testing.T, p *Pool, workers int) {
 		each := 300
@@ -274,7 +274,7 @@ func TestSubShutdownUnderLoad(t *testing.T) {
 		release := make(chan struct{})
 		holdSub(t, s, 1, release)
 		ran.Store(0)
-		for range 50 {
+		for range 100 { // enough for the queue's compaction to run
 			require.NoError(t, s.Go(func(*Worker) { ran.Add(1) }))
 		}
 		closing := make(chan error, 1)
@@ -289,7 +289,7 @@ func TestSubShutdownUnderLoad(t *testing.T) {
 		})
 		close(release)
 		within(t, "parent Close", func() { require.NoError(t, <-closing) })
-		assert.Equal(t, int64(50), ran.Load())
+		assert.Equal(t, int64(100), ran.Load())
 		require.NoError(t, s.Close())
 		_, err = p.Sub(1, 1)
 		assert.ErrorIs(t, err, ErrClosed)
