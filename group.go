@@ -246,8 +246,15 @@ func (g *Group) admitWaiting() *groupTask {
 	t := g.waiting[g.waitHead]
 	g.waiting[g.waitHead] = nil
 	g.waitHead++
-	if g.waitHead == len(g.waiting) {
+	switch {
+	case g.waitHead == len(g.waiting):
 		g.waiting, g.waitHead = g.waiting[:0], 0
+	case g.waitHead >= 64 && 2*g.waitHead >= len(g.waiting):
+		// Never empty under steady load: move what is left to the
+		// front, so the array stays proportional to it.
+		n := copy(g.waiting, g.waiting[g.waitHead:])
+		clear(g.waiting[n:])
+		g.waiting, g.waitHead = g.waiting[:n], 0
 	}
 	g.active++
 	g.enqueue(t)
