@@ -15,6 +15,8 @@
 //	fork two functions inside a task                Join, JoinArgs (no allocation), Worker.Join
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
 //	run tasks that return errors, errgroup-style    NewGroup, Group.Go, Group.Wait
+//	  at most n at once                             Group.SetLimit; Group.TryGo refuses
+//	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn
 //	write a function that takes a Runner            DoOn
 //	loops and slices in parallel                    package par
 //	see what the pool does                          Pool.Stats, Pool.Expvar
@@ -58,6 +60,8 @@
 // saturated (answer 503), ErrClosed after Close, the context's error when
 // the request ends first, and a task's panic as a *PanicError (ErrPanic).
 // Shutdown drains what was accepted and returns by its context's deadline.
+// Pool.Sub gives one kind of work its own limit and queue on the pool's
+// workers, so that a burst of it cannot starve the rest.
 //
 // # Calls from inside a task
 //
@@ -68,8 +72,9 @@
 // from outside; it is never queued behind the task. Into another pool, the
 // call is queued there while the task's worker keeps serving its own pool,
 // so pools that call each other, in a cycle too, never run out of workers.
-// Go and GoContext from a task are let in over a full queue's bound (the
-// task could be waiting for itself); TryGo refuses as it does for anyone.
+// Go and GoContext from a task (and Group.Go, Sub.Go) are let in over a
+// full queue's bound or a group's limit (the task could be waiting for
+// itself); TryGo refuses as it does for anyone.
 // A Group's task that waits for its own group panics: it would wait for
 // itself.
 //

@@ -31,6 +31,17 @@ import (
 //     serving its own pool meanwhile (as a call into another pool does).
 //   - any other goroutine: Wait blocks until every task finished.
 //
+// SetLimit bounds how many of the group's tasks may be under way at once
+// (submitted to the pool and not finished), as errgroup's does; TryGo then
+// refuses when no slot is free. A task over the limit waits in the group's
+// queue, in the order of Go, and is submitted to the pool when a task of
+// the group finishes. Go waits for its task to get a slot, except when
+// called from a task of the group's pool (the tasks of the group included):
+// it queues the task and returns at once, since the task that must finish
+// to free a slot could be the caller, or be queued behind it on its worker.
+// Called from a task of another pool, Go waits as a call into another pool
+// does, its worker serving its own pool meanwhile.
+//
 // Tasks should not wait for each other: a task blocked on another that has
 // not started holds its worker, and on a pool of one worker, for good. A
 // Group must not be copied after first use. It runs one batch of tasks: Go
@@ -54,6 +65,15 @@ type Group struct {
 	// waiters are the Waits of tasks of other pools, asleep in their
 	// worker's loan (Worker.waitCall) until pending drops to 0.
 	waiters []groupWaiter
+
+	// The limit (SetLimit). A task given to Go is admitted when a slot is
+	// free: it then counts in active until it finishes, sits in queue and
+	// is submitted to the pool. Otherwise it waits in waiting (FIFO from
+	// waitHead) until a finishing task or SetLimit admits it.
+	limit    int // slots; -1 (the zero Group's 0 is never used: NewGroup sets it) for no limit
+	active   int // tasks admitted and not finished
+	waiting  []*groupTask
+	waitHead int
 }
 
 // groupWaiter is a Wait called by a task running on worker w of another
@@ -69,6 +89,10 @@ type groupTask struct {
 	g       *Group
 	fn      func(*Worker) error
 	claimed atomic.Bool
+	// slot is the Go that waits for this task's admission (SetLimit),
+	// woken when it is admitted; nil for none. Written before the task is
+	// queued in waiting, read by the admitting goroutine.
+	slot *slotWait
 	// below is the group task that the worker running this one was
 	// running when it started it (Worker.groupTask), and parent the one
 	// that the goroutine calling Go was running: a task of a group waits,
@@ -98,7 +122,7 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 	if ctx == nil {
 		panic("blitz: NewGroup: nil context")
 	}
-	g := &Group{}
+	g := &Group{limit: -1}
 	switch r := r.(type) {
 	case *Pool:
 		g.pool = r
@@ -133,12 +157,158 @@ func (g *Group) Go(fn func(w *Worker) error) {
 		panic("blitz: Group.Go: called after Wait returned; a Group runs one batch of tasks, make a new one")
 	}
 	g.pending++
+	if g.admit(t) {
+		g.mu.Unlock()
+		g.start(t)
+		return
+	}
+	// No slot: t waits for one, and so does the caller, unless it is a
+	// task of the pool (see Group).
+	w := currentWorker()
+	if w != nil && w.pool == g.pool {
+		g.waiting = append(g.waiting, t)
+		g.mu.Unlock()
+		return
+	}
+	t.slot = newSlotWait(w)
+	g.waiting = append(g.waiting, t)
+	g.mu.Unlock()
+	t.slot.wait()
+}
+
+// TryGo starts fn like Go if a slot is free (see SetLimit) and reports
+// whether it did; with no slot free it returns false at once and fn never
+// runs. Without a limit it is Go and returns true. It panics after Wait
+// returned, as Go does. A nil fn panics.
+func (g *Group) TryGo(fn func(w *Worker) error) bool {
+	if fn == nil {
+		panic("blitz: Group.TryGo: nil function")
+	}
+	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
+	g.mu.Lock()
+	if g.waited {
+		g.mu.Unlock()
+		panic("blitz: Group.TryGo: called after Wait returned; a Group runs one batch of tasks, make a new one")
+	}
+	if !g.admit(t) {
+		g.mu.Unlock()
+		return false
+	}
+	g.pending++
+	g.mu.Unlock()
+	g.start(t)
+	return true
+}
+
+// SetLimit limits the group to n tasks under way at once (see Group); a
+// negative n removes the limit, and 0 admits no task until the limit is
+// raised (Go then waits, TryGo refuses). Unlike errgroup's, the limit may
+// change while tasks run: raising it admits the queued tasks at once,
+// lowering it lets the tasks under way finish and admits no more until
+// fewer than n are.
+func (g *Group) SetLimit(n int) {
+	if n < 0 {
+		n = -1
+	}
+	var ts []*groupTask
+	g.mu.Lock()
+	g.limit = n
+	for g.hasRoom() && g.waitHead < len(g.waiting) {
+		ts = append(ts, g.admitWaiting())
+	}
+	g.mu.Unlock()
+	for _, t := range ts {
+		if t.slot != nil {
+			t.slot.wake()
+		}
+		g.start(t)
+	}
+}
+
+// hasRoom reports whether a slot is free. g.mu is held.
+func (g *Group) hasRoom() bool { return g.limit < 0 || g.active < g.limit }
+
+// admit admits t if a slot is free and no task waits for one (admission is
+// in the order of Go), and reports whether it did. g.mu is held.
+func (g *Group) admit(t *groupTask) bool {
+	if !g.hasRoom() || g.waitHead < len(g.waiting) {
+		return false
+	}
+	g.active++
 	g.enqueue(t)
 	g.cond.Broadcast()
-	g.mu.Unlock()
+	return true
+}
+
+// admitWaiting admits the first waiting task and returns it. g.mu is held
+// and the queue of waiting tasks is not empty.
+func (g *Group) admitWaiting() *groupTask {
+	t := g.waiting[g.waitHead]
+	g.waiting[g.waitHead] = nil
+	g.waitHead++
+	switch {
+	case g.waitHead == len(g.waiting):
+		g.waiting, g.waitHead = g.waiting[:0], 0
+	case g.waitHead >= 64 && 2*g.waitHead >= len(g.waiting):
+		// Never empty under steady load: move what is left to the
+		// front, so the array stays proportional to it.
+		n := copy(g.waiting, g.waiting[g.waitHead:])
+		clear(g.waiting[n:])
+		g.waiting, g.waitHead = g.waiting[:n], 0
+	}
+	g.active++
+	g.enqueue(t)
+	g.cond.Broadcast()
+	return t
+}
+
+// start submits an admitted task to the pool. If the pool refuses it (it
+// is closing), the group records the error instead of running it.
+func (g *Group) start(t *groupTask) {
 	if err := g.pool.Go(t.runSubmitted); err != nil && t.claimed.CompareAndSwap(false, true) {
 		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
 		g.finish()
+	}
+}
+
+// A slotWait is a Go waiting for its task's admission: a plain goroutine
+// on ch, a task of another pool on a latch in its worker's loan
+// (Worker.waitCall).
+type slotWait struct {
+	ch chan struct{}
+	gw groupWaiter
+}
+
+func newSlotWait(w *Worker) *slotWait {
+	if w != nil {
+		return &slotWait{gw: groupWaiter{l: new(sleep.CoreLatch), w: w}}
+	}
+	return &slotWait{ch: make(chan struct{}, 1)}
+}
+
+func (s *slotWait) wait() { s.waitUntil(nil) }
+
+// waitUntil waits for wake, or until stop is closed (then it reports true;
+// a nil stop never closes).
+func (s *slotWait) waitUntil(stop <-chan struct{}) (stopped bool) {
+	if s.ch != nil {
+		select {
+		case <-s.ch:
+			return false
+		case <-stop:
+			return true
+		}
+	}
+	return s.gw.w.waitCall(s.gw.l, stop)
+}
+
+func (s *slotWait) wake() {
+	if s.ch != nil {
+		s.ch <- struct{}{}
+		return
+	}
+	if s.gw.l.Set() {
+		s.gw.w.pool.sleep.NotifyWorkerLatchIsSet(s.gw.w.index)
 	}
 }
 
@@ -220,11 +390,34 @@ func (g *Group) fail(err error) {
 	}
 }
 
-// finish counts a task finished, and wakes the waiters when it was the
-// last.
+// finish counts a task finished, wakes the waiters when it was the last,
+// and submits the task its slot admits, if any (and the next one, if the
+// pool refuses that one).
 func (g *Group) finish() {
+	for {
+		t := g.release()
+		if t == nil {
+			return
+		}
+		err := g.pool.Go(t.runSubmitted)
+		if err == nil || !t.claimed.CompareAndSwap(false, true) {
+			return
+		}
+		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
+	}
+}
+
+// release counts a task finished and frees its slot, wakes the waiters
+// when it was the last, and returns the waiting task the slot admits (its
+// Go woken), or nil.
+func (g *Group) release() *groupTask {
 	g.mu.Lock()
 	g.pending--
+	g.active--
+	var next *groupTask
+	if g.hasRoom() && g.waitHead < len(g.waiting) {
+		next = g.admitWaiting()
+	}
 	var waiters []groupWaiter
 	if g.pending == 0 {
 		g.cond.Broadcast()
@@ -236,6 +429,10 @@ func (g *Group) finish() {
 			gw.w.pool.sleep.NotifyWorkerLatchIsSet(gw.w.index)
 		}
 	}
+	if next != nil && next.slot != nil {
+		next.slot.wake()
+	}
+	return next
 }
 
 // Wait returns when every task given to Go has finished (called from a task

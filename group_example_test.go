@@ -58,3 +58,34 @@ func ExampleGroup_Wait() {
 	fmt.Println(g.Wait()) // the first error
 	// Output: disk full
 }
+
+// SetLimit bounds how many tasks of a group run at once: here at most 2
+// fetches are under way, however many Go queues.
+func ExampleGroup_SetLimit() {
+	g, _ := blitz.NewGroup(context.Background(), blitz.Default())
+	g.SetLimit(2)
+	results := make([]int, 10)
+	for i := range results {
+		g.Go(func(*blitz.Worker) error { // waits while 2 are under way
+			results[i] = i * i
+			return nil
+		})
+	}
+	fmt.Println(g.Wait(), results)
+	// Output: <nil> [0 1 4 9 16 25 36 49 64 81]
+}
+
+// TryGo starts a task only if a slot is free.
+func ExampleGroup_TryGo() {
+	g, _ := blitz.NewGroup(context.Background(), blitz.Default())
+	g.SetLimit(1)
+	release := make(chan struct{})
+	fmt.Println(g.TryGo(func(*blitz.Worker) error { <-release; return nil }))
+	fmt.Println(g.TryGo(func(*blitz.Worker) error { return nil })) // the only slot is taken
+	close(release)
+	fmt.Println(g.Wait())
+	// Output:
+	// true
+	// false
+	// <nil>
+}

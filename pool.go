@@ -113,6 +113,9 @@ type Pool struct {
 	// finishClose once every worker goroutine exited (threads.go); 0 for a
 	// pool of plain goroutines. Immutable after New.
 	lockedThreads int
+
+	// subs are the pool's open Subs, closed by Shutdown first (sub.go).
+	subs subRegistry
 }
 
 // dequeCapacity is the initial capacity of each worker's deque; it grows.
@@ -375,6 +378,7 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 		return ErrCloseInTask
 	}
 	if p.closeStarted.CompareAndSwap(false, true) {
+		p.subs.closeAll()
 		p.finalRoots = p.inj.close()
 		p.inj.room.wakeAll()
 		p.closing.Store(true)

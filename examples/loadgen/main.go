@@ -12,6 +12,13 @@
 //
 //	go run ./loadgen -sweep -point 10s -csv sweep.csv -md sweep.md -chart sweep.png,sweep.svg
 //
+// The mixed workload (package loadgen: Mixed) runs two endpoints on one
+// pool in this process, one of them bursting, with and without a limit on
+// the bursting one (a Sub of the pool), and prints the quiet endpoint's
+// latency:
+//
+//	go run ./loadgen -mixed -point 10s -md mixed.md
+//
 // Targets must be loopback addresses; see package loadgen for the method.
 package main
 
@@ -67,6 +74,13 @@ type flags struct {
 
 	childServer bool
 	mode        string
+
+	mixed      bool
+	mixedModes string
+	quietLoads string
+	burstLoad  int
+	burstSize  int
+	limit      int
 }
 
 func main() {
@@ -97,6 +111,13 @@ func main() {
 	flag.StringVar(&f.title, "title", "p99 latency against offered load", "sweep: chart title")
 	flag.StringVar(&f.note, "note", "", "sweep: a line put at the top of the Markdown output")
 
+	flag.BoolVar(&f.mixed, "mixed", false, "run the mixed workload: two endpoints on one pool, one bursting")
+	flag.StringVar(&f.mixedModes, "mixed-modes", "shared,sub", "mixed: shared (both on the pool) and sub (the bursting endpoint in a Sub of the pool)")
+	flag.StringVar(&f.quietLoads, "quiet-loads", "30,50", "mixed: the quiet endpoint's offered loads, in % of capacity")
+	flag.IntVar(&f.burstLoad, "burst-load", 40, "mixed: the bursting endpoint's average offered load, in % of capacity")
+	flag.IntVar(&f.burstSize, "burst-size", 0, "mixed: requests per burst (0: twice -capacity)")
+	flag.IntVar(&f.limit, "limit", 0, "mixed: the Sub's limit in sub mode (0: half the workers, at least 1)")
+
 	flag.BoolVar(&f.childServer, "child-server", false, "internal: serve until stdin closes (the sweep's child)")
 	flag.StringVar(&f.mode, "mode", "blitz", "internal: the child server's mode")
 	flag.Parse()
@@ -107,6 +128,8 @@ func main() {
 	switch {
 	case f.childServer:
 		err = childServer(f)
+	case f.mixed:
+		err = mixed(ctx, f)
 	case f.sweep:
 		err = sweep(ctx, f)
 	case f.url != "":
@@ -348,4 +371,77 @@ func bound(m server.Mode, capacity int) string {
 		return "none"
 	}
 	return fmt.Sprintf("%d running + %d waiting", runtime.GOMAXPROCS(0), capacity)
+}
+
+// mixed runs the mixed workload for every mode and quiet load, and prints
+// (and writes, with -md) a table of the quiet endpoint's latency.
+func mixed(ctx context.Context, f flags) error {
+	loads, err := parseLoads(f.quietLoads)
+	if err != nil {
+		return err
+	}
+	h, err := work.New(f.workSize)
+	if err != nil {
+		return err
+	}
+	per, err := h.Calibrate(200)
+	if err != nil {
+		return err
+	}
+	workers := runtime.GOMAXPROCS(0)
+	capRPS := f.capRPS
+	if capRPS == 0 {
+		capRPS = float64(workers) / per.Seconds()
+	}
+	burstSize := f.burstSize
+	if burstSize == 0 {
+		burstSize = 2 * f.capacity
+	}
+	fmt.Fprintf(os.Stderr, "work: SHA-256 over %d bytes, %v per request; %d workers; capacity %.0f req/s; queue bound %d; bursts of %d at %d%%\n",
+		f.workSize, per.Round(time.Microsecond), workers, capRPS, f.capacity, burstSize, f.burstLoad)
+	var table bytes.Buffer
+	fmt.Fprintf(&table, "| mode | quiet load | quiet p50 ms | quiet p99 ms | quiet p99.9 ms | quiet max ms | quiet ok | quiet 503 | burst ok | burst 503 |\n")
+	fmt.Fprintf(&table, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	for _, load := range loads {
+		for _, m := range strings.Split(f.mixedModes, ",") {
+			mode := loadgen.MixedMode(strings.TrimSpace(m))
+			res, err := loadgen.Mixed(ctx, loadgen.MixedConfig{
+				Mode: mode, Workers: workers, Capacity: f.capacity, Limit: f.limit,
+				Work: func(seed uint64) { h.Do(seed) }, CapacityRPS: capRPS,
+				QuietPct: load, BurstPct: f.burstLoad, BurstSize: burstSize,
+				Duration: f.point, Warmup: f.warmup, Timeout: f.timeout, MaxInFlight: f.maxInFlight, Seed: f.seed,
+			})
+			if err != nil {
+				return err
+			}
+			q := res.Quiet
+			fmt.Fprintf(os.Stderr, "  %s at %d%%: quiet %v; burst %d ok, %d 503, %d errors in %d bursts\n",
+				mode, load, q, res.BurstOK, res.BurstRejected, res.BurstErrors, res.BurstBursts)
+			fmt.Fprintf(&table, "| %s | %d%% | %.3f | %.3f | %.3f | %.3f | %d | %d | %d | %d |\n", mode, load,
+				ms(q.Percentile(0.50)), ms(q.Percentile(0.99)), ms(q.Percentile(0.999)), ms(q.Max()),
+				q.OK, q.Rejected, res.BurstOK, res.BurstRejected)
+		}
+	}
+	fmt.Print(table.String())
+	if f.mdPath == "" {
+		return nil
+	}
+	return writeFile(f.mdPath, func(w io.Writer) error {
+		if f.note != "" {
+			fmt.Fprintf(w, "%s\n\n", f.note)
+		}
+		fmt.Fprintf(w, "- date: %s\n- machine: %s, %d CPUs visible, GOMAXPROCS=%d\n- go: %s %s/%s\n",
+			time.Now().UTC().Format(time.RFC3339), cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
+			runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(w, "- command: `loadgen %s`\n", strings.Join(os.Args[1:], " "))
+		fmt.Fprintf(w, "- work: SHA-256 over %d bytes, %v per request; capacity (100%%) %.0f req/s = workers / per-request time\n",
+			f.workSize, per.Round(time.Microsecond), capRPS)
+		fmt.Fprintf(w, "- one pool of %d workers, queue bound %d (WithCapacity; the Sub's queue too); quiet endpoint: open-loop Poisson, TryDo on the pool; "+
+			"bursting endpoint: %d requests at once, averaging %d%% of capacity, TryDo on the pool (shared) or TryDoIn on a Sub of limit %s (sub); in process, no HTTP\n",
+			workers, f.capacity, burstSize, f.burstLoad, map[bool]string{true: "workers/2", false: strconv.Itoa(f.limit)}[f.limit == 0])
+		fmt.Fprintf(w, "- latency: from each quiet request's intended send time to its return, 200s only; nearest-rank percentiles\n\n")
+		_, err := w.Write(table.Bytes())
+		return err
+	})
 }

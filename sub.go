@@ -1,0 +1,627 @@
+package blitz
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Sub-pools.
+//
+// A Sub bounds one kind of work (an endpoint, a tenant) inside a shared
+// pool: at most limit of its tasks are under way (in the parent's queue or
+// running) and at most capacity more wait in its own queue, so a burst of
+// that kind fills its own queue and takes at most limit workers, while the
+// parent's queue and its other workers stay with the rest. It has no
+// workers of its own: a task of a Sub is a task of the parent.
+//
+// Slots, and why a finishing task runs the next. A submission that finds a
+// slot free takes it and goes into the parent's injector at once, over the
+// parent's bound (the Sub's own bound already limits it to limit tasks
+// there). Otherwise it waits in the Sub's queue. When a task of the Sub
+// finishes, the worker that ran it keeps the slot and runs the next queued
+// task itself (chain), instead of submitting it to the parent. Three
+// reasons: a queued task never meets the parent's queue twice; the slot
+// passes without a window in which the Sub looks idle; and the parent's
+// Close, which counts the tasks of its injector, waits for the queued tasks
+// too, since they run inside a task it counts. A queued task therefore
+// exists only while every slot is taken, and some task holding a slot runs
+// it. The chain costs fairness only within the limit: a bursting Sub keeps
+// its limit of workers busy back to back, and no more.
+//
+// A task that calls runtime.Goexit ends its worker's goroutine; the chain
+// goes on in the deferred call that sees it go, before the goroutine ends,
+// so the queued tasks behind it lose nothing (a Goexit there nests, which
+// the runtime allows).
+//
+// The parent's Close. A submission takes its slot and enters the parent's
+// injector under the Sub's mutex; the parent's Shutdown, before it closes
+// its injector, marks every open Sub closed under that mutex (subRegistry).
+// So a Sub never accepts a task the parent then refuses: whatever it
+// accepted is in the parent's injector or queued behind a task that is.
+//
+// The state is under one mutex per Sub: two or three short critical
+// sections per task, on the server path where a task costs microseconds.
+
+// A Sub is a bounded part of a pool (Pool.Sub): its tasks run on the
+// parent's workers, at most Limit of them under way at once and at most
+// Capacity more waiting, with its own counters (SubStats), refusals
+// (ErrQueueFull) and shutdown. Give each kind of work its own Sub, and a
+// burst of one cannot take the workers or fill the queue of the others.
+//
+// Submission mirrors the pool's: Go and TryGo, and the generic DoIn,
+// DoContextIn and TryDoIn. A task waits in the Sub's queue, in submission
+// order, until a slot is free; TryGo and TryDoIn refuse with ErrQueueFull
+// when the queue is full, Go and DoIn wait for room, DoContextIn until its
+// context ends (a task withdrawn while queued never runs). A task's panics
+// and Goexits go where a pool task's would (Pool.Go, DoContext): the
+// parent's panic handler, or the waiting caller.
+//
+// Called from a task of the parent pool (the Sub's own tasks included),
+// the entry points follow the pool's rule for calls from its own tasks:
+// Go is let in over the queue's bound and never waits, and DoIn,
+// DoContextIn and TryDoIn run fn on the caller's own worker at once,
+// without a slot (the caller already holds a worker; waiting for a slot
+// could wait for itself), counted in SubStats.Inline. Called from a task
+// of another pool, they wait with its worker serving its own pool.
+//
+// The parent's Stats count the Sub's tasks that enter its queue; a task
+// that waited in the Sub's queue runs as part of the task before it (on
+// the worker that ran that one), and the parent counts the two as one.
+//
+// A Sub is not a Runner: it names no workers, only a bound on entries.
+// Code that takes a Runner is given the *Worker of the Sub's task. A
+// method called on a nil *Sub panics with a message that names it.
+type Sub struct {
+	p        *Pool
+	limit    int
+	capacity int
+
+	mu sync.Mutex
+	// active counts the slots taken: tasks in the parent's injector or
+	// running, at most limit. Under mu, like every field below.
+	active int
+	// queue holds the tasks waiting for a slot, from head; withdrawn ones
+	// are marked gone and skipped. queued counts those not gone.
+	queue  []*subTask
+	head   int
+	queued int
+	// room are the submitters waiting for room in the full queue, FIFO;
+	// each is woken once. A task of another pool waits in a loan of its
+	// worker (Worker.waitCall), which serves its own pool meanwhile.
+	room []*slotWait
+	// closed: Close or Shutdown began, or the parent's did.
+	closed bool
+	// pending counts the accepted tasks not finished; drained is closed
+	// (once: drainedSig) when closed and pending is 0.
+	pending    int
+	drained    chan struct{}
+	drainedSig bool
+
+	running                                                int
+	submitted, completed, rejected, abandoned, panics, inl uint64
+}
+
+// SubStats is a snapshot of a Sub's counters (Sub.Stats). Submitted =
+// Queued + Running + Completed in every snapshot.
+type SubStats struct {
+	// Limit and Capacity are the Sub's bounds (Pool.Sub).
+	Limit, Capacity int
+	// Queued counts the accepted tasks not started: in the Sub's queue,
+	// or holding a slot in the parent's queue. Running counts those
+	// started and not finished; never more than Limit.
+	Queued, Running int
+	// Submitted counts the tasks accepted; Completed those finished,
+	// however they ended (a DoContextIn task withdrawn while queued
+	// included, without having run); Panics those that panicked.
+	Submitted, Completed, Panics uint64
+	// Rejected counts the submissions refused with ErrQueueFull (TryGo,
+	// TryDoIn); Abandoned those that waited for room and gave up when
+	// their context ended.
+	Rejected, Abandoned uint64
+	// Inline counts the DoIn, DoContextIn and TryDoIn calls from tasks of
+	// the parent pool, which ran on the caller's worker without a slot;
+	// they are not in the counts above.
+	Inline uint64
+}
+
+// Sub returns a part of p whose tasks run on p's workers, at most limit at
+// once, with at most capacity more waiting (see Sub). limit must be at
+// least 1 and capacity at least 0, or Sub returns an error; on a closed
+// pool it returns ErrClosed. Close the Sub when done with it (the parent's
+// Close also closes it).
+func (p *Pool) Sub(limit, capacity int) (*Sub, error) {
+	if p == nil {
+		panic("blitz: Pool.Sub: nil *Pool")
+	}
+	if limit < 1 {
+		return nil, fmt.Errorf("blitz: Pool.Sub: limit %d: must be at least 1", limit)
+	}
+	if capacity < 0 {
+		return nil, fmt.Errorf("blitz: Pool.Sub: capacity %d: must not be negative", capacity)
+	}
+	s := &Sub{p: p, limit: limit, capacity: capacity, drained: make(chan struct{})}
+	if !p.subs.add(s) {
+		return nil, fmt.Errorf("blitz: Pool.Sub: %w", ErrClosed)
+	}
+	return s, nil
+}
+
+// Pool returns the Sub's parent pool.
+func (s *Sub) Pool() *Pool {
+	if s == nil {
+		panic("blitz: Sub.Pool: nil *Sub")
+	}
+	return s.p
+}
+
+// Go submits fn to run once on a worker of the parent, as Pool.Go does, in
+// the Sub's bounds: with a full queue it waits for room (from a task of the
+// parent it is let in over the bound instead). It returns ErrClosed once
+// the Sub's or the parent's Close has begun; if it returns nil, fn will
+// run. A nil fn panics.
+func (s *Sub) Go(fn func(w *Worker)) error {
+	if s == nil {
+		panic("blitz: Sub.Go: nil *Sub")
+	}
+	if fn == nil {
+		panic("blitz: Sub.Go: nil function")
+	}
+	return s.submit(context.Background(), &subTask{s: s, t: goJob(fn)}, true, "Sub.Go")
+}
+
+// TryGo submits fn like Go but never waits: with a full queue it returns
+// ErrQueueFull at once (SubStats.Rejected counts it) and fn never runs. A
+// nil fn panics.
+func (s *Sub) TryGo(fn func(w *Worker)) error {
+	if s == nil {
+		panic("blitz: Sub.TryGo: nil *Sub")
+	}
+	if fn == nil {
+		panic("blitz: Sub.TryGo: nil function")
+	}
+	return s.submit(context.Background(), &subTask{s: s, t: goJob(fn)}, false, "Sub.TryGo")
+}
+
+// DoIn runs fn in s and waits for it, as Do does on a pool: a panic in fn
+// is re-panicked as a *PanicError, a Goexit ends the caller's goroutine,
+// and a closed Sub makes it panic with an error wrapping ErrClosed. From a
+// task of the parent it runs fn on the caller's worker (see Sub). A nil s
+// or fn panics.
+func DoIn[T any](s *Sub, fn func(w *Worker) T) T {
+	if s == nil {
+		panic("blitz: DoIn: nil *Sub")
+	}
+	if fn == nil {
+		panic("blitz: DoIn: nil function")
+	}
+	if w := currentWorker(); w != nil {
+		if w.pool == s.p {
+			s.countInline()
+			return callOwn(w, fn)
+		}
+		j := &callJob[T]{fn: fn, waiter: w}
+		if err := s.submit(context.Background(), &subTask{s: s, t: j}, true, "DoIn"); err != nil {
+			panic(fmt.Errorf("blitz: DoIn: %w", err))
+		}
+		w.waitCall(&j.latch, nil)
+		return j.outcome()
+	}
+	done := newDone()
+	j := &callJob[T]{fn: fn, done: done}
+	if err := s.submit(context.Background(), &subTask{s: s, t: j}, true, "DoIn"); err != nil {
+		doneChans.Put(done)
+		panic(fmt.Errorf("blitz: DoIn: %w", err))
+	}
+	<-done
+	doneChans.Put(done)
+	return j.outcome()
+}
+
+// DoContextIn runs fn in s and returns its result, as DoContext does on a
+// pool: it waits for room and then for the result until ctx ends (a task
+// still queued is withdrawn and never runs), and returns a panic as a
+// *PanicError, a Goexit as ErrGoexit and a closed Sub as ErrClosed. A nil
+// s, fn or ctx panics.
+func DoContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T) (T, error) {
+	if s == nil {
+		panic("blitz: DoContextIn: nil *Sub")
+	}
+	return doContextIn(ctx, s, fn, true, "DoContextIn")
+}
+
+// TryDoIn is DoContextIn that does not wait for room: with a full queue it
+// returns ErrQueueFull at once (SubStats.Rejected counts it) and fn never
+// runs. A nil s, fn or ctx panics.
+func TryDoIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T) (T, error) {
+	if s == nil {
+		panic("blitz: TryDoIn: nil *Sub")
+	}
+	return doContextIn(ctx, s, fn, false, "TryDoIn")
+}
+
+// doContextIn is DoContextIn (wait true) and TryDoIn (wait false), after
+// doContext.
+func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait bool, name string) (T, error) {
+	var zero T
+	if fn == nil {
+		panic("blitz: " + name + ": nil function")
+	}
+	if ctx == nil {
+		panic("blitz: " + name + ": nil context")
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, fmt.Errorf("blitz: %s: %w", name, err)
+	}
+	w := currentWorker()
+	if w != nil && w.pool == s.p {
+		s.countInline()
+		return doContextOwn(ctx, w, fn)
+	}
+	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
+	if w == nil {
+		j.done = newDone()
+	}
+	st := &subTask{s: s, t: j}
+	if err := s.submit(ctx, st, wait, name); err != nil {
+		if j.done != nil {
+			doneChans.Put(j.done)
+		}
+		return zero, err
+	}
+	var stopped bool
+	if w != nil {
+		stopped = w.waitCall(&j.latch, ctx.Done())
+	} else {
+		select {
+		case <-j.done:
+		case <-ctx.Done():
+			stopped = true
+		}
+	}
+	if stopped {
+		if j.withdraw() {
+			s.unqueue(st)
+			if j.done != nil {
+				doneChans.Put(j.done) // a withdrawn job is never signalled
+			}
+			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
+		}
+		if j.done == nil {
+			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
+		}
+		select {
+		case <-j.done: // finished meanwhile: the result is here
+		default:
+			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
+		}
+	}
+	if j.done != nil {
+		doneChans.Put(j.done)
+	}
+	return j.outcomeErr()
+}
+
+// A subTask is a task of a Sub: the pool's own task (goJob, callJob) and
+// its place in the Sub's queue.
+type subTask struct {
+	s *Sub
+	t task
+	// inQueue: in s.queue, waiting for a slot; gone: withdrawn from it.
+	// Both under s.mu.
+	inQueue, gone bool
+}
+
+// run is the task as the parent runs it: it holds a slot, and runs the
+// tasks queued behind it while there are any (see the top of the file).
+func (st *subTask) run(w *Worker) {
+	s := st.s
+	s.mu.Lock()
+	s.running++
+	s.mu.Unlock()
+	for st != nil {
+		st = s.runOne(w, st)
+	}
+}
+
+// finish does nothing: run handles the outcome of each task it runs.
+func (*subTask) finish(*Worker, *PanicError, bool) {}
+
+// runOne runs st's task as Worker.runTask runs a pool task, hands its
+// outcome to the task's finish, counts it, and returns the next queued
+// task, which then holds the slot (nil: the slot is free). After a Goexit
+// it runs the rest of the chain itself, as the goroutine unwinds.
+func (s *Sub) runOne(w *Worker, st *subTask) (next *subTask) {
+	d := w.depth
+	returned := false
+	var pe *PanicError
+	defer func() {
+		next = s.after(pe != nil)
+		if !returned && pe == nil {
+			for t := next; t != nil; {
+				t = s.runOne(w, t)
+			}
+		}
+	}()
+	defer func() {
+		if !returned {
+			pe = unwinding(recover())
+			w.depth = d
+		}
+		st.t.finish(w, pe, !returned && pe == nil)
+	}()
+	st.t.run(w)
+	returned = true
+	return nil
+}
+
+// after counts a task finished and returns the next queued one, counted
+// started, or frees the slot and returns nil.
+func (s *Sub) after(panicked bool) *subTask {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running--
+	s.completed++
+	if panicked {
+		s.panics++
+	}
+	s.done()
+	for s.head < len(s.queue) {
+		st := s.queue[s.head]
+		s.queue[s.head] = nil
+		s.head++
+		if st.gone {
+			continue
+		}
+		st.inQueue = false
+		s.queued--
+		s.wakeRoom()
+		s.running++
+		if s.head >= 64 && 2*s.head >= len(s.queue) {
+			// A queue that never empties under steady load: move what is
+			// left to the front, so the array stays proportional to it.
+			n := copy(s.queue, s.queue[s.head:])
+			clear(s.queue[n:])
+			s.queue, s.head = s.queue[:n], 0
+		}
+		return st
+	}
+	s.queue, s.head = s.queue[:0], 0
+	s.active--
+	s.wakeRoom() // a free slot is room too
+	return nil
+}
+
+// done counts an accepted task finished, and signals drained after Close
+// when it was the last. s.mu is held.
+func (s *Sub) done() {
+	s.pending--
+	if s.closed && s.pending == 0 && !s.drainedSig {
+		s.drainedSig = true
+		close(s.drained)
+	}
+}
+
+// wakeRoom signals the first submitter waiting for room. s.mu is held.
+func (s *Sub) wakeRoom() {
+	if len(s.room) > 0 {
+		s.room[0].wake()
+		s.room = s.room[1:]
+	}
+}
+
+// submit accepts st: into the parent's injector if a slot is free, else
+// into the queue if it has room (or the caller is a task of the parent and
+// may wait: over the bound), else it refuses (wait false) or waits for
+// room until ctx ends.
+func (s *Sub) submit(ctx context.Context, st *subTask, wait bool, name string) error {
+	over := wait && s.p.inTask()
+	s.mu.Lock()
+	for {
+		if s.closed {
+			s.mu.Unlock()
+			return ErrClosed
+		}
+		if s.active < s.limit {
+			s.active++
+			s.accept()
+			ok := s.p.injectOver(st)
+			s.mu.Unlock()
+			if !ok {
+				// The parent marks its Subs closed before it closes
+				// its injector (subRegistry), under s.mu.
+				panic("blitz: Sub: the parent pool refused a task of an open Sub")
+			}
+			s.p.sleep.NewInjectedJobsLazy(1, s.p.queueWasEmpty)
+			return nil
+		}
+		if s.queued < s.capacity || over {
+			s.accept()
+			st.inQueue = true
+			s.queue = append(s.queue, st)
+			s.queued++
+			s.mu.Unlock()
+			return nil
+		}
+		if !wait {
+			s.rejected++
+			s.mu.Unlock()
+			return ErrQueueFull
+		}
+		rw := newSlotWait(currentWorker())
+		s.room = append(s.room, rw)
+		s.mu.Unlock()
+		if rw.waitUntil(ctx.Done()) {
+			s.mu.Lock()
+			if i := slices.Index(s.room, rw); i >= 0 {
+				s.room = append(s.room[:i], s.room[i+1:]...)
+			} else {
+				s.wakeRoom() // it was woken: pass the notice on
+			}
+			s.abandoned++
+			s.mu.Unlock()
+			return fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
+		}
+		s.mu.Lock()
+	}
+}
+
+// accept counts a task accepted. s.mu is held.
+func (s *Sub) accept() {
+	s.submitted++
+	s.pending++
+}
+
+// unqueue takes a withdrawn task out of the queue if it is still there
+// (otherwise it holds a slot, and the worker that takes it skips it).
+func (s *Sub) unqueue(st *subTask) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !st.inQueue {
+		return
+	}
+	st.inQueue, st.gone = false, true
+	s.queued--
+	s.completed++
+	s.done()
+	s.wakeRoom()
+}
+
+func (s *Sub) countInline() {
+	s.mu.Lock()
+	s.inl++
+	s.mu.Unlock()
+}
+
+// Stats returns the Sub's counters. It is safe to call at any time from
+// any goroutine, including after Close.
+func (s *Sub) Stats() SubStats {
+	if s == nil {
+		panic("blitz: Sub.Stats: nil *Sub")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return SubStats{
+		Limit: s.limit, Capacity: s.capacity,
+		Queued: s.pending - s.running, Running: s.running,
+		Submitted: s.submitted, Completed: s.completed, Panics: s.panics,
+		Rejected: s.rejected, Abandoned: s.abandoned, Inline: s.inl,
+	}
+}
+
+// Close is Shutdown without a deadline.
+func (s *Sub) Close() error {
+	if s == nil {
+		panic("blitz: Sub.Close: nil *Sub")
+	}
+	return s.Shutdown(context.Background())
+}
+
+// Shutdown stops the Sub accepting work (its submissions fail with
+// ErrClosed, and those waiting for room are woken with it) and waits until
+// every task it accepted has finished, queued ones included; the parent
+// pool and its other Subs go on. If ctx ends first it returns a
+// *ShutdownError counting the tasks still queued and running (Workers is
+// 0), and the Sub goes on draining. It is idempotent. Called from a task
+// of the parent pool it returns ErrCloseInTask (it could wait for itself),
+// leaving the Sub open. The parent's Close or Shutdown closes the Sub too,
+// and waits for its tasks. A nil ctx panics.
+func (s *Sub) Shutdown(ctx context.Context) error {
+	if s == nil {
+		panic("blitz: Sub.Shutdown: nil *Sub")
+	}
+	if ctx == nil {
+		panic("blitz: Sub.Shutdown: nil context")
+	}
+	if s.p.inTask() {
+		return ErrCloseInTask
+	}
+	s.close()
+	select {
+	case <-s.drained:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-s.drained:
+			return nil
+		default:
+		}
+		st := s.Stats()
+		return &ShutdownError{Queued: st.Queued, Running: st.Running, Err: ctx.Err()}
+	}
+}
+
+// close marks s closed, wakes the submitters waiting for room, and
+// signals drained if nothing is pending.
+func (s *Sub) close() {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		for _, rw := range s.room {
+			rw.wake()
+		}
+		s.room = nil
+		s.pending++
+		s.done() // pending back as it was; drained if it is 0
+	}
+	s.mu.Unlock()
+	s.p.subs.remove(s)
+}
+
+// subRegistry is a pool's open Subs, closed by the pool's Shutdown before
+// it closes its injector (see the top of the file).
+type subRegistry struct {
+	mu     sync.Mutex
+	subs   map[*Sub]struct{}
+	closed bool
+}
+
+// add registers s, or reports false if the pool is closing.
+func (r *subRegistry) add(s *Sub) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return false
+	}
+	if r.subs == nil {
+		r.subs = make(map[*Sub]struct{})
+	}
+	r.subs[s] = struct{}{}
+	return true
+}
+
+func (r *subRegistry) remove(s *Sub) {
+	r.mu.Lock()
+	delete(r.subs, s)
+	r.mu.Unlock()
+}
+
+// closeAll closes every open Sub, and any made later. Called once, by the
+// pool's first Close or Shutdown, before it closes its injector.
+func (r *subRegistry) closeAll() {
+	r.mu.Lock()
+	r.closed = true
+	subs := r.subs
+	r.subs = nil
+	r.mu.Unlock()
+	for s := range subs {
+		s.close()
+	}
+}
+
+// injectOver queues t in p's injector over its bound (a Sub's task: see
+// the top of the file), and reports false if the injector is closed. The
+// caller tells the sleep protocol.
+func (p *Pool) injectOver(t task) bool {
+	pos, b, r := p.inj.claim()
+	if r == claimClosed {
+		return false
+	}
+	var enq int64
+	if pos&p.sampleMask == 0 {
+		enq = p.now()
+	}
+	p.inj.publish(pos, b, t, enq)
+	return true
+}
