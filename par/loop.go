@@ -11,7 +11,8 @@ import (
 // returned. grain > 0 cuts the range into pieces of at most grain indexes;
 // grain <= 0 splits adaptively (see the package documentation on
 // splitting). Any range is cut so, even one wider than MaxInt indexes
-// (math.MinInt to math.MaxInt). An empty range (hi <= lo) calls nothing.
+// (math.MinInt to math.MaxInt). A Runner of MinLen sets a shortest piece,
+// which wins over the grain. An empty range (hi <= lo) calls nothing.
 // Panics and Goexit follow blitz.Join's rules (a *blitz.PanicError in the
 // caller). A nil body panics.
 func For(r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi int)) {
@@ -25,29 +26,30 @@ func For(r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi in
 	if w, ok := r.(*blitz.Worker); ok {
 		// No closure, no context, no recover: a loop inside fork-join
 		// code costs no allocation (TestForAllocatesNothing).
-		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, body: body})
+		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, minLen: callbackMinLen, body: body})
 		return
 	}
+	minLen := pieceMin(r, callbackMinLen)
 	enter("For", r, func(w *blitz.Worker) {
-		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, body: body})
+		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, minLen: minLen, body: body})
 	})
 }
 
 type forJob struct {
 	span
-	grain int
-	body  func(*blitz.Worker, int, int)
+	grain, minLen int
+	body          func(*blitz.Worker, int, int)
 }
 
 // forRange is a plain function so that passing it to JoinArgs allocates
 // nothing: a parallel loop costs no allocation per split.
 func forRange(w *blitz.Worker, j forJob) struct{} {
-	if !j.trySplit(w, j.grain, callbackMinLen) {
+	if !j.trySplit(w, j.grain, j.minLen) {
 		j.body(w, j.lo, j.hi)
 		return struct{}{}
 	}
 	l, r := j.halves(w)
-	blitz.JoinArgs(w, forRange, forJob{l, j.grain, j.body}, forRange, forJob{r, j.grain, j.body})
+	blitz.JoinArgs(w, forRange, forJob{l, j.grain, j.minLen, j.body}, forRange, forJob{r, j.grain, j.minLen, j.body})
 	return struct{}{}
 }
 
@@ -77,7 +79,7 @@ func mapReduce[T any](name string, r blitz.Runner, lo, hi, grain int, identity T
 			combine:  reduce,
 			identity: identity,
 			grain:    grain,
-			minLen:   callbackMinLen,
+			minLen:   pieceMin(r, callbackMinLen),
 			done:     done,
 		})
 	})
@@ -112,7 +114,7 @@ func ForContext(ctx context.Context, r blitz.Runner, lo, hi, grain int, body fun
 		runRange(w, lo, hi, &rangeCtx[struct{}]{
 			leaf:   func(w *blitz.Worker, lo, hi int) struct{} { body(w, lo, hi); return struct{}{} },
 			grain:  grain,
-			minLen: callbackMinLen,
+			minLen: pieceMin(r, callbackMinLen),
 			done:   ctx.Done(),
 		})
 	})
