@@ -92,8 +92,9 @@ func mapReduce[T any](name string, r blitz.Runner, lo, hi, grain int, identity T
 // finish (a long body should watch ctx itself). grain is For's: > 0 cuts
 // pieces of at most grain indexes, <= 0 splits adaptively. Any range is
 // cut so, even one wider than MaxInt indexes (hi-lo overflows int, as from
-// math.MinInt to math.MaxInt), as For cuts it: no piece exceeds the grain,
-// and ctx stops the loop between pieces.
+// math.MinInt to math.MaxInt), as For cuts it: no piece exceeds the grain
+// (but where a MinLen minimum forbids the cut), and ctx stops the loop
+// between pieces.
 //
 // It returns ctx.Err() if ctx had ended when the loop returned, and then
 // some indexes may not have been visited; nil means every index was. A ctx

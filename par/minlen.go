@@ -14,14 +14,17 @@ import "github.com/blitz-go/blitz"
 
 // MinLen returns a Runner that runs on r, as r does, and makes every
 // function of this package given it cut its input into pieces of at least
-// n elements (indexes, for For and MapReduce): rayon's with_min_len. A
-// piece is the run of elements one worker handles in one go, calling the
-// callback once per element; a longer minimum makes fewer pieces, which
-// pays where a piece costs more to start than its elements cost to run, or
-// where each piece does setup of its own (Fold's accumulator). An input
-// shorter than twice the minimum is one piece. The minimum only raises the
-// function's own floor, which for the functions without a callback (Sum,
-// Min, Fill, Contains, ...) is already a few thousand elements.
+// n elements: rayon's with_min_len. A piece is the run of elements one
+// worker handles in one go, calling the callback once per element; a
+// longer minimum makes fewer pieces, which pays where a piece costs more to
+// start than its elements cost to run, or where each piece does setup of
+// its own (Fold's accumulator). An input shorter than twice the minimum is
+// one piece. The functions that cut a fixed number of pieces (Filter,
+// Partition, the scans, FlatMap, FilterMap, PartitionMap) may leave the
+// last piece shorter. For and MapReduce count indexes, Chunks chunks,
+// Windows windows, and ForEachSeq the values of a batch. The minimum only
+// raises the function's own floor, which for the functions without a
+// callback (Sum, Min, Fill, Contains, ...) is a few thousand elements.
 //
 // With For and MapReduce the minimum wins over the grain: pieces are at
 // most grain long unless halving one would make it shorter than n. The
