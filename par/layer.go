@@ -58,16 +58,16 @@ func newSpan(w *blitz.Worker, lo, hi int) span {
 }
 
 // trySplit reports whether the span should be halved, updating its budget.
-// No half is made shorter than minLen (>= 1). Above that, grain > 0 cuts
-// to pieces of at most grain elements whatever the budget (For's fixed
-// grain); otherwise the budget decides.
+// grain > 0 cuts to pieces of at most grain elements whatever the budget
+// (For's fixed grain); otherwise the budget decides. Either way no half is
+// made shorter than minLen (>= 1), which wins over the grain.
 func (s *span) trySplit(w *blitz.Worker, grain, minLen int) bool {
 	n := s.width()
+	if grain > 0 {
+		return n > uint(grain) && n/2 >= uint(minLen)
+	}
 	if n/2 < uint(minLen) {
 		return false
-	}
-	if grain > 0 {
-		return n > uint(grain)
 	}
 	if i := w.Index(); i != s.origin {
 		s.origin = i

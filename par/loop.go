@@ -26,30 +26,41 @@ func For(r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi in
 	if w, ok := r.(*blitz.Worker); ok {
 		// No closure, no context, no recover: a loop inside fork-join
 		// code costs no allocation (TestForAllocatesNothing).
-		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, minLen: callbackMinLen, body: body})
+		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, body: body})
 		return
 	}
-	minLen := pieceMin(r, callbackMinLen)
+	if minLen := pieceMin(r, callbackMinLen); minLen > callbackMinLen {
+		// A MinLen Runner: the generic driver carries the minimum, so
+		// that forJob, copied at every split, does not grow for it.
+		enter("For", r, func(w *blitz.Worker) {
+			runRange(w, lo, hi, &rangeCtx[struct{}]{
+				leaf:   func(w *blitz.Worker, lo, hi int) struct{} { body(w, lo, hi); return struct{}{} },
+				grain:  grain,
+				minLen: minLen,
+			})
+		})
+		return
+	}
 	enter("For", r, func(w *blitz.Worker) {
-		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, minLen: minLen, body: body})
+		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, body: body})
 	})
 }
 
 type forJob struct {
 	span
-	grain, minLen int
-	body          func(*blitz.Worker, int, int)
+	grain int
+	body  func(*blitz.Worker, int, int)
 }
 
 // forRange is a plain function so that passing it to JoinArgs allocates
 // nothing: a parallel loop costs no allocation per split.
 func forRange(w *blitz.Worker, j forJob) struct{} {
-	if !j.trySplit(w, j.grain, j.minLen) {
+	if !j.trySplit(w, j.grain, callbackMinLen) {
 		j.body(w, j.lo, j.hi)
 		return struct{}{}
 	}
 	l, r := j.halves(w)
-	blitz.JoinArgs(w, forRange, forJob{l, j.grain, j.minLen, j.body}, forRange, forJob{r, j.grain, j.minLen, j.body})
+	blitz.JoinArgs(w, forRange, forJob{l, j.grain, j.body}, forRange, forJob{r, j.grain, j.body})
 	return struct{}{}
 }
 
