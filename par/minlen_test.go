@@ -87,6 +87,10 @@ func minLenPieces(r blitz.Runner, n, grain int) (forP, mapP, foldP []piece) {
 // the calls at once on each pool, from outside it and from its tasks, so
 // that pieces are stolen while others split.
 func TestMinLenPiecesAreNoShorter(t *testing.T) {
+	grains, long := []int{0, 1, 10, 500}, 10_000
+	if testing.Short() {
+		grains, long = []int{0, 10}, 999
+	}
 	eachConfig(t, func(t *testing.T, p *blitz.Pool) {
 		var cut atomic.Int64 // calls whose input was cut in several pieces
 		var wg sync.WaitGroup
@@ -95,8 +99,8 @@ func TestMinLenPiecesAreNoShorter(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for _, m := range []int{1, 3, 64, 1000} {
-					for _, n := range []int{0, 1, m - 1, m, m + 1, 2*m - 1, 2 * m, 2*m + 1, 999, 10_000} {
-						for _, grain := range []int{0, 1, 10, 500} {
+					for _, n := range []int{0, 1, m - 1, m, m + 1, 2*m - 1, 2 * m, 2*m + 1, 999, long} {
+						for _, grain := range grains {
 							what := fmt.Sprintf("g=%d minLen=%d n=%d grain=%d", g, m, n, grain)
 							var forP, mapP, foldP []piece
 							if g%2 == 0 {
