@@ -24,6 +24,8 @@ import "github.com/blitz-go/blitz"
 //
 // It suits accumulators that are costly to merge per element but cheap per
 // piece: a map of counts, a slice of histogram buckets, a strings.Builder.
+// The accumulator is passed to fold and returned by value, so a large one
+// is best a pointer, a slice or a map.
 func Fold[S ~[]E, E, A any](r blitz.Runner, s S, init func() A, fold func(acc A, x E) A, combine func(a, b A) A) A {
 	if init == nil || fold == nil || combine == nil {
 		panic("par: Fold: nil function")
