@@ -26,7 +26,7 @@ type layerRunner struct {
 	large bool
 	// minLen > 0 wraps the pool in MinLen(p, minLen): every function is
 	// then checked with a minimum piece length too (on the backend that
-	// runs the large inputs).
+	// runs the large inputs, but without them).
 	minLen int
 }
 
@@ -87,7 +87,9 @@ func eachLayerConfig(t *testing.T, f func(t *testing.T, lr layerRunner)) {
 		large := p.Parking() == blitz.ParkingPortable
 		lrs := []layerRunner{{p: p, large: large}, {p: p, onWorker: true, large: large}}
 		if large {
-			lrs = append(lrs, layerRunner{p: p, large: large, minLen: layerMinLen})
+			// Without the large inputs: the sizes about the floors are
+			// where a minimum changes the pieces.
+			lrs = append(lrs, layerRunner{p: p, minLen: layerMinLen})
 		}
 		for _, lr := range lrs {
 			t.Run(lr.String(), func(t *testing.T) { f(t, lr) })
