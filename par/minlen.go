@@ -29,7 +29,8 @@ import "github.com/blitz-go/blitz"
 // With For and MapReduce the minimum wins over the grain: pieces are at
 // most grain long unless halving one would make it shorter than n. The
 // sorts and IsSorted cut pieces of thousands of elements of their own: for
-// them the minimum keeps a slice shorter than twice n on one worker.
+// them the minimum only keeps a slice shorter than twice n in one piece,
+// sorted (or checked) by the calling goroutine, as a short slice is.
 //
 // The minimum applies to the call given the Runner, not to calls made from
 // its callbacks with the *blitz.Worker they receive. Wrapping a Runner
