@@ -231,3 +231,34 @@ func TestMinLenRootFunctions(t *testing.T) {
 		})
 	})
 }
+
+// TestMinLenSorts checks the sorts and order checks through MinLen, with a
+// minimum that keeps the slice in one piece and one that does not.
+func TestMinLenSorts(t *testing.T) {
+	withPool(t, []blitz.Option{blitz.WithWorkers(4)}, func(p *blitz.Pool) {
+		n := 2*sortCheckGrain + 1 // long enough for every sort and check to split
+		for _, m := range []int{100, n} {
+			r := MinLen(p, m)
+			require.Equalf(t, m == n, seqUnderMin(r, n), "minLen=%d", m)
+			s := randInts(n, 1000, 10)
+			want := slices.Clone(s)
+			slices.Sort(want)
+			for name, sort := range map[string]func([]int){
+				"Sort":            func(x []int) { Sort(r, x) },
+				"SortFunc":        func(x []int) { SortFunc(r, x, func(a, b int) int { return a - b }) },
+				"SortStableFunc":  func(x []int) { SortStableFunc(r, x, func(a, b int) int { return a - b }) },
+				"SortByKey":       func(x []int) { SortByKey(r, x, func(a int) int { return a }) },
+				"SortStableByKey": func(x []int) { SortStableByKey(r, x, func(a int) int { return a }) },
+			} {
+				got := slices.Clone(s)
+				within(t, name, func() { sort(got) })
+				requireEqualSlices(t, want, got, fmt.Sprintf("minLen=%d: %s", m, name))
+			}
+			require.True(t, IsSorted(r, want))
+			require.True(t, IsSortedFunc(r, want, func(a, b int) int { return a - b }))
+			want[n-1] = -1
+			require.False(t, IsSorted(r, want))
+			require.False(t, IsSortedFunc(r, want, func(a, b int) int { return a - b }))
+		}
+	})
+}
