@@ -130,6 +130,9 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 		if r != nil {
 			g.pool = r.Pool()
 		}
+	case nil:
+	default: // a Runner that embeds one (par.MinLen's): its pool
+		g.pool = r.runnerPool()
 	}
 	if g.pool == nil {
 		panic("blitz: NewGroup: nil Runner")

@@ -17,7 +17,9 @@ import "fmt"
 // its *Worker, or the *Pool itself (which then runs the call on the task's
 // worker).
 //
-// Runner is sealed: only *Pool and *Worker implement it. A task that passes
+// Runner is sealed: only *Pool and *Worker implement it, and types that
+// embed one, such as the Runner par.MinLen returns, which the functions
+// here run on the embedded runner's pool. A task that passes
 // its own pool (or Default(), when it runs there) instead of its *Worker
 // gets the same: the call runs on the task's worker (see "Calls from inside
 // a task" in the package documentation).
@@ -59,13 +61,19 @@ func doOn[T any](r Runner, fn func(w *Worker) T, name string) T {
 	if w, ok := r.(*Worker); ok {
 		return callInline(w, fn)
 	}
-	return do(r.(*Pool), fn, name)
+	if p, ok := r.(*Pool); ok {
+		return do(p, fn, name)
+	}
+	// A Runner that embeds a *Pool or *Worker (par.MinLen's) runs on its
+	// pool: from a task of that pool, on the task's worker.
+	return do(r.runnerPool(), fn, name)
 }
 
 // checkRunner panics, naming the function name, if r is nil (the nil
-// interface, or a nil *Pool or *Worker), or a *Pool on which Close or
-// Shutdown has begun, given by a goroutine that is not one of its tasks (an
-// error wrapping ErrClosed, whatever the input: the check comes first).
+// interface, or a nil *Pool or *Worker), or a *Pool (or a Runner that
+// embeds one) on which Close or Shutdown has begun, given by a goroutine
+// that is not one of its tasks (an error wrapping ErrClosed, whatever the
+// input: the check comes first).
 func checkRunner(r Runner, name string) {
 	var p *Pool
 	if r != nil {
@@ -74,7 +82,7 @@ func checkRunner(r Runner, name string) {
 	if p == nil {
 		panic("blitz: " + name + ": nil Runner")
 	}
-	if _, ok := r.(*Pool); ok && p.closeStarted.Load() && !p.inTask() {
+	if _, ok := r.(*Worker); !ok && p.closeStarted.Load() && !p.inTask() {
 		panic(fmt.Errorf("blitz: %s: %w", name, ErrClosed))
 	}
 }

@@ -190,6 +190,10 @@ func BenchmarkLayer(b *testing.B) {
 			func(v bool) bool { return v })
 	})
 
+	for _, op := range sliceOps(ints) {
+		op.bench(b, p)
+	}
+
 	mid := n / 2
 	isMid := func(x int) bool { return x == mid }
 	b.Run("op=index-func-middle", func(b *testing.B) { // the only match is in the middle

@@ -22,9 +22,12 @@
 //	run a body over pieces of an index range  For, ForContext (stops when a context ends)
 //	map pieces and combine in index order     MapReduce, MapReduceContext
 //	visit or transform every element          ForEach, ForEachIndex, MapInPlace, Map, Fill, Chunks
-//	keep some elements, in order              Filter; Partition (stable, in place)
+//	walk two slices together, or split one    ZipWith, Unzip
+//	visit overlapping windows                 Windows, MapWindows
+//	keep some elements, in order              Filter, FilterMap; Partition (stable, in place),
+//	                                          PartitionMap; FlatMap (any number per element)
 //	reduce to one value                       Sum, Count, Reduce, Min, Max, MinFunc, MaxFunc,
-//	                                          MinByKey, MaxByKey
+//	                                          MinByKey, MaxByKey; Fold (an accumulator per piece)
 //	ask whether any or all elements match     Any, All, Contains, ContainsFunc
 //	find an element                           IndexFunc, Index (leftmost), LastIndexFunc
 //	                                          (rightmost), FindAny, IndexAnyFunc (any match)
@@ -65,6 +68,8 @@
 // cut pieces under a few thousand elements, and on a *blitz.Pool they run
 // short inputs on the calling goroutine. For and MapReduce take a grain: a
 // grain > 0 cuts pieces of at most grain indexes, <= 0 splits adaptively.
+// MinLen wraps a Runner to set the shortest piece of every function given
+// it.
 //
 // The per-element callback is called through a func value, which the
 // compiler does not inline: for the cheapest per-element work, Chunks or For

@@ -19,9 +19,10 @@ import (
 // entering the pool (an empty one, or one short enough for the caller:
 // inlineOnCaller), so that a closed pool fails at every size alike. An open
 // pool costs one atomic load. The tasks that a closing pool still runs may
-// use their *Worker or the *Pool.
+// use their *Worker or the *Pool. A Runner of MinLen is checked as the one
+// it wraps.
 func checkRunner(name string, r blitz.Runner) {
-	switch r := r.(type) {
+	switch r := unwrap(r).(type) {
 	case *blitz.Worker:
 		if r != nil {
 			return
@@ -47,13 +48,13 @@ func panicClosed(name string) {
 // passes through.
 func enter(name string, r blitz.Runner, fn func(w *blitz.Worker)) {
 	checkRunner(name, r)
-	blitz.DoOn(r, func(w *blitz.Worker) struct{} { fn(w); return struct{}{} })
+	blitz.DoOn(unwrap(r), func(w *blitz.Worker) struct{} { fn(w); return struct{}{} })
 }
 
 // doOn is enter with a result.
 func doOn[T any](name string, r blitz.Runner, fn func(w *blitz.Worker) T) T {
 	checkRunner(name, r)
-	return blitz.DoOn(r, fn)
+	return blitz.DoOn(unwrap(r), fn)
 }
 
 // onCaller runs f, work too short to enter the pool, on the calling

@@ -15,11 +15,11 @@ import (
 // the pool: r is a *Pool (entering it is a round trip through its queue,
 // microseconds) and n is too small to be worth forking. Such a call runs no
 // user code, so where it runs is invisible (a closed pool was refused
-// before, by checkLayerRunner). A *Worker is never bypassed: it
+// before, by checkRunner). A *Worker is never bypassed: it
 // is already on the pool, and the range driver runs a short range unsplit.
 func inlineOnCaller(r blitz.Runner, n int) bool {
-	_, ok := r.(*blitz.Pool)
-	return ok && n < 2*cheapMinLen
+	_, ok := unwrap(r).(*blitz.Pool)
+	return ok && n < 2*pieceMin(r, cheapMinLen)
 }
 
 // The layer's split granularity.
@@ -59,12 +59,12 @@ func newSpan(w *blitz.Worker, lo, hi int) span {
 
 // trySplit reports whether the span should be halved, updating its budget.
 // grain > 0 cuts to pieces of at most grain elements whatever the budget
-// (For's fixed grain); otherwise the budget decides, and no half is made
-// shorter than minLen (>= 1).
+// (For's fixed grain); otherwise the budget decides. Either way no half is
+// made shorter than minLen (>= 1), which wins over the grain.
 func (s *span) trySplit(w *blitz.Worker, grain, minLen int) bool {
 	n := s.width()
 	if grain > 0 {
-		return n > uint(grain)
+		return n > uint(grain) && n/2 >= uint(minLen)
 	}
 	if n/2 < uint(minLen) {
 		return false

@@ -24,13 +24,28 @@ type layerRunner struct {
 	// one backend (portable, the default pool's) at every worker count,
 	// so that the whole matrix stays within the race detector's budget.
 	large bool
+	// minLen > 0 wraps the pool in MinLen(p, minLen): every function is
+	// then checked with a minimum piece length too (on the backend that
+	// runs the large inputs, but without them).
+	minLen int
 }
 
 func (lr layerRunner) String() string {
-	if lr.onWorker {
+	switch {
+	case lr.onWorker:
 		return "runner=worker"
+	case lr.minLen > 0:
+		return fmt.Sprintf("runner=pool/minlen=%d", lr.minLen)
 	}
 	return "runner=pool"
+}
+
+// runner is lr's Runner for a call from the test goroutine.
+func (lr layerRunner) runner() blitz.Runner {
+	if lr.minLen > 0 {
+		return MinLen(lr.p, lr.minLen)
+	}
+	return lr.p
 }
 
 // layerCall runs f with lr's Runner and returns its result, under the
@@ -41,7 +56,7 @@ func layerCall[T any](t testing.TB, lr layerRunner, f func(r blitz.Runner) T) T 
 		return doW(t, lr.p, func(w *blitz.Worker) T { return f(w) })
 	}
 	var res T
-	within(t, "layer call", func() { res = f(lr.p) })
+	within(t, "layer call", func() { res = f(lr.runner()) })
 	return res
 }
 
@@ -55,7 +70,7 @@ func layerPanic(t testing.TB, lr layerRunner, f func(r blitz.Runner)) any {
 			if lr.onWorker {
 				lr.p.Run(f2w(f))
 			} else {
-				f(lr.p)
+				f(lr.runner())
 			}
 		})
 	})
@@ -69,11 +84,32 @@ func f2w(f func(r blitz.Runner)) func(w *blitz.Worker) { return func(w *blitz.Wo
 // goroutines.
 func eachLayerConfig(t *testing.T, f func(t *testing.T, lr layerRunner)) {
 	eachConfig(t, func(t *testing.T, p *blitz.Pool) {
-		for _, onWorker := range []bool{false, true} {
-			lr := layerRunner{p: p, onWorker: onWorker, large: p.Parking() == blitz.ParkingPortable}
+		large := p.Parking() == blitz.ParkingPortable
+		lrs := []layerRunner{{p: p, large: large}, {p: p, onWorker: true, large: large}}
+		if large {
+			// Without the large inputs: the sizes about the floors are
+			// where a minimum changes the pieces.
+			lrs = append(lrs, layerRunner{p: p, minLen: layerMinLen})
+		}
+		for _, lr := range lrs {
 			t.Run(lr.String(), func(t *testing.T) { f(t, lr) })
 		}
 	})
+}
+
+// layerMinLen is the minimum piece length of the MinLen configuration:
+// above the floor of the functions with a callback, below the lengths the
+// tests split, so that it changes the pieces of most calls.
+const layerMinLen = 100
+
+// skipMinLen skips the MinLen configuration in the tests that pin the
+// pieces a grain cuts, since the minimum wins over the grain
+// (TestMinLenPiecesAreNoShorter pins how they combine).
+func skipMinLen(t *testing.T, lr layerRunner) {
+	t.Helper()
+	if lr.minLen > 0 {
+		t.Skip("the minimum piece length wins over the grain")
+	}
 }
 
 // layerSizes are the input lengths every family is checked at with lr:
@@ -257,6 +293,16 @@ func layerCalls(body func()) []struct {
 		{"Fill", func(r blitz.Runner, n int) { Fill(r, ints(n), 1) }},
 		{"Filter", func(r blitz.Runner, n int) { Filter(r, ints(n), pred) }},
 		{"Chunks", func(r blitz.Runner, n int) { Chunks(r, ints(n), 3, func(*blitz.Worker, int, []int) { body() }) }},
+		{"ZipWith", func(r blitz.Runner, n int) { ZipWith(r, ints(n), ints(n), add) }},
+		{"Unzip", func(r blitz.Runner, n int) { Unzip(r, ints(n), func(x int) (int, int) { body(); return x, x }) }},
+		{"Windows", func(r blitz.Runner, n int) { Windows(r, ints(n), 2, func(int, []int) { body() }) }},
+		{"MapWindows", func(r blitz.Runner, n int) { MapWindows(r, ints(n), 2, func([]int) int { body(); return 0 }) }},
+		{"FlatMap", func(r blitz.Runner, n int) { FlatMap(r, ints(n), func(x int) []int { body(); return nil }) }},
+		{"FilterMap", func(r blitz.Runner, n int) { FilterMap(r, ints(n), func(x int) (int, bool) { body(); return x, true }) }},
+		{"PartitionMap", func(r blitz.Runner, n int) {
+			PartitionMap(r, ints(n), func(x int) (int, int, bool) { body(); return x, x, true })
+		}},
+		{"Fold", func(r blitz.Runner, n int) { Fold(r, ints(n), func() int { body(); return 0 }, add, add) }},
 		{"Sort", func(r blitz.Runner, n int) { Sort(r, ints(n)) }},
 		{"SortFunc", func(r blitz.Runner, n int) { SortFunc(r, ints(n), cmpf) }},
 		{"SortByKey", func(r blitz.Runner, n int) { SortByKey(r, ints(n), key) }},

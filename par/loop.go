@@ -11,7 +11,8 @@ import (
 // returned. grain > 0 cuts the range into pieces of at most grain indexes;
 // grain <= 0 splits adaptively (see the package documentation on
 // splitting). Any range is cut so, even one wider than MaxInt indexes
-// (math.MinInt to math.MaxInt). An empty range (hi <= lo) calls nothing.
+// (math.MinInt to math.MaxInt). A Runner of MinLen sets a shortest piece,
+// which wins over the grain. An empty range (hi <= lo) calls nothing.
 // Panics and Goexit follow blitz.Join's rules (a *blitz.PanicError in the
 // caller). A nil body panics.
 func For(r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi int)) {
@@ -26,6 +27,18 @@ func For(r blitz.Runner, lo, hi, grain int, body func(w *blitz.Worker, lo, hi in
 		// No closure, no context, no recover: a loop inside fork-join
 		// code costs no allocation (TestForAllocatesNothing).
 		forRange(w, forJob{span: newSpan(w, lo, hi), grain: grain, body: body})
+		return
+	}
+	if minLen := pieceMin(r, callbackMinLen); minLen > callbackMinLen {
+		// A MinLen Runner: the generic driver carries the minimum, so
+		// that forJob, copied at every split, does not grow for it.
+		enter("For", r, func(w *blitz.Worker) {
+			runRange(w, lo, hi, &rangeCtx[struct{}]{
+				leaf:   func(w *blitz.Worker, lo, hi int) struct{} { body(w, lo, hi); return struct{}{} },
+				grain:  grain,
+				minLen: minLen,
+			})
+		})
 		return
 	}
 	enter("For", r, func(w *blitz.Worker) {
@@ -77,7 +90,7 @@ func mapReduce[T any](name string, r blitz.Runner, lo, hi, grain int, identity T
 			combine:  reduce,
 			identity: identity,
 			grain:    grain,
-			minLen:   callbackMinLen,
+			minLen:   pieceMin(r, callbackMinLen),
 			done:     done,
 		})
 	})
@@ -90,8 +103,9 @@ func mapReduce[T any](name string, r blitz.Runner, lo, hi, grain int, identity T
 // finish (a long body should watch ctx itself). grain is For's: > 0 cuts
 // pieces of at most grain indexes, <= 0 splits adaptively. Any range is
 // cut so, even one wider than MaxInt indexes (hi-lo overflows int, as from
-// math.MinInt to math.MaxInt), as For cuts it: no piece exceeds the grain,
-// and ctx stops the loop between pieces.
+// math.MinInt to math.MaxInt), as For cuts it: no piece exceeds the grain
+// (but where a MinLen minimum forbids the cut), and ctx stops the loop
+// between pieces.
 //
 // It returns ctx.Err() if ctx had ended when the loop returned, and then
 // some indexes may not have been visited; nil means every index was. A ctx
@@ -112,7 +126,7 @@ func ForContext(ctx context.Context, r blitz.Runner, lo, hi, grain int, body fun
 		runRange(w, lo, hi, &rangeCtx[struct{}]{
 			leaf:   func(w *blitz.Worker, lo, hi int) struct{} { body(w, lo, hi); return struct{}{} },
 			grain:  grain,
-			minLen: callbackMinLen,
+			minLen: pieceMin(r, callbackMinLen),
 			done:   ctx.Done(),
 		})
 	})

@@ -15,6 +15,7 @@ import (
 
 func TestForContextCoversEachIndexOnce(t *testing.T) {
 	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		skipMinLen(t, lr)
 		for _, c := range []struct{ lo, hi, grain int }{
 			{0, 10000, 0}, {0, 10000, 1}, {0, 10000, 64}, {-50, 77, 0}, {5, 6, 0}, {3, 3, 0}, {10, 0, 0},
 		} {
@@ -68,6 +69,7 @@ func TestForContextCoversEachIndexOnce(t *testing.T) {
 // one worker, whatever the scheduling.
 func TestForContextSkipsPiecesAfterCancel(t *testing.T) {
 	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		skipMinLen(t, lr)
 		const n, cancelAt = 10_000, 100
 		for _, mr := range []bool{false, true} {
 			ctx, cancel := context.WithCancel(t.Context())
@@ -182,6 +184,7 @@ func FuzzForContext(f *testing.F) {
 // that tile the range and respect the grain.
 func TestForContextExtremeRanges(t *testing.T) {
 	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		skipMinLen(t, lr)
 		for _, c := range extremeRanges {
 			what := fmt.Sprintf("ForContext(%d, %d, %d)", c.lo, c.hi, c.grain)
 			var mu sync.Mutex

@@ -23,7 +23,7 @@ func Partition[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) int {
 		return 0
 	}
 	return doOn("Partition", r, func(w *blitz.Worker) int {
-		plan := newPiecePlan(n, piecesPerWorker*w.Pool().Workers(), 1)
+		plan := newPiecePlan(n, pieceCount(r, n, piecesPerWorker*w.Pool().Workers()), 1)
 		buf := make(S, n)
 		// starts[i+1] counts piece i's elements that satisfy pred; the
 		// prefix sum then makes starts[i] the offset of piece i's first

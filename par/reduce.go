@@ -35,7 +35,7 @@ func Reduce[S ~[]E, E any](r blitz.Runner, s S, identity E, op func(a, b E) E) E
 		return identity
 	}
 	return doOn("Reduce", r, func(w *blitz.Worker) E {
-		return reduceRange(w, len(s), callbackMinLen, identity, func(lo, hi int) E {
+		return reduceRange(w, len(s), pieceMin(r, callbackMinLen), identity, func(lo, hi int) E {
 			acc := identity
 			for _, x := range s[lo:hi] {
 				acc = op(acc, x)
@@ -63,7 +63,7 @@ func Sum[S ~[]E, E Number](r blitz.Runner, s S) E {
 		return sum(0, len(s))
 	}
 	return doOn("Sum", r, func(w *blitz.Worker) E {
-		return reduceRange(w, len(s), cheapMinLen, 0, sum, func(a, b E) E { return a + b })
+		return reduceRange(w, len(s), pieceMin(r, cheapMinLen), 0, sum, func(a, b E) E { return a + b })
 	})
 }
 
@@ -78,7 +78,7 @@ func Count[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) int {
 		return 0
 	}
 	return doOn("Count", r, func(w *blitz.Worker) int {
-		return reduceRange(w, len(s), callbackMinLen, 0, func(lo, hi int) int {
+		return reduceRange(w, len(s), pieceMin(r, callbackMinLen), 0, func(lo, hi int) int {
 			n := 0
 			for _, x := range s[lo:hi] {
 				if pred(x) {
@@ -136,7 +136,7 @@ func extreme[S ~[]E, E cmp.Ordered](name string, r blitz.Runner, s S, isMax bool
 		return leaf(0, len(s)), true
 	}
 	return doOn(name, r, func(w *blitz.Worker) E {
-		return reduceRange(w, len(s), cheapMinLen, s[0], leaf, combine)
+		return reduceRange(w, len(s), pieceMin(r, cheapMinLen), s[0], leaf, combine)
 	}), true
 }
 
@@ -178,7 +178,7 @@ func bestBy[S ~[]E, E any](name string, r blitz.Runner, s S, cmp func(a, b E) in
 		return cmp(x, m) < 0
 	}
 	return doOn(name, r, func(w *blitz.Worker) E {
-		return reduceRange(w, len(s), callbackMinLen, s[0], func(lo, hi int) E {
+		return reduceRange(w, len(s), pieceMin(r, callbackMinLen), s[0], func(lo, hi int) E {
 			m := s[lo]
 			if isMax {
 				for _, x := range s[lo+1 : hi] {
@@ -239,7 +239,7 @@ func bestByKey[S ~[]E, E any, K cmp.Ordered](name string, r blitz.Runner, s S, k
 		return zero, false
 	}
 	best := doOn(name, r, func(w *blitz.Worker) keyed[E, K] {
-		return reduceRange(w, len(s), callbackMinLen, keyed[E, K]{}, func(lo, hi int) keyed[E, K] {
+		return reduceRange(w, len(s), pieceMin(r, callbackMinLen), keyed[E, K]{}, func(lo, hi int) keyed[E, K] {
 			m := keyed[E, K]{s[lo], key(s[lo])}
 			if isMax {
 				for _, x := range s[lo+1 : hi] {

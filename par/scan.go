@@ -64,7 +64,7 @@ func scan[S ~[]E, E any](name string, r blitz.Runner, dst, src S, identity E, op
 		return identity
 	}
 	return doOn(name, r, func(w *blitz.Worker) E {
-		plan := newPiecePlan(n, min(w.Pool().Workers()+1, n/scanMinPiece), 1)
+		plan := newPiecePlan(n, pieceCount(r, n, min(w.Pool().Workers()+1, n/scanMinPiece)), 1)
 		if plan.k < 3 {
 			return scanPiece(dst, src, identity, op, inclusive)
 		}

@@ -83,7 +83,7 @@ func search(w *blitz.Worker, n int, mode searchMode, minLen int, scan func(lo, h
 		return int(c.best.Load())
 	case searchLeftmost:
 		c.best.Store(int64(n))
-		size, limit := searchWindows(w, n)
+		size, limit := c.searchWindows(w, n)
 		for lo := 0; lo < n && c.best.Load() == int64(n); {
 			hi := lo + min(size, n-lo)
 			searchStep(w, searchJob{newSpan(w, lo, hi), c})
@@ -95,7 +95,7 @@ func search(w *blitz.Worker, n int, mode searchMode, minLen int, scan func(lo, h
 		return -1
 	default: // searchRightmost
 		c.best.Store(-1)
-		size, limit := searchWindows(w, n)
+		size, limit := c.searchWindows(w, n)
 		for hi := n; hi > 0 && c.best.Load() == -1; {
 			lo := hi - min(size, hi)
 			searchStep(w, searchJob{newSpan(w, lo, hi), c})
@@ -107,8 +107,8 @@ func search(w *blitz.Worker, n int, mode searchMode, minLen int, scan func(lo, h
 
 // searchWindows returns the first window's length and the largest one for
 // an ordered search of n elements.
-func searchWindows(w *blitz.Worker, n int) (first, limit int) {
-	first = searchWindowBlocks * searchMaxBlock * w.Pool().Workers()
+func (c *searchCtx) searchWindows(w *blitz.Worker, n int) (first, limit int) {
+	first = max(searchWindowBlocks*searchMaxBlock*w.Pool().Workers(), c.minLen)
 	return first, max(first, n>>searchWindowShift)
 }
 
@@ -245,7 +245,7 @@ func searchFunc[S ~[]E, E any](name string, r blitz.Runner, s S, pred func(E) bo
 		}
 	}
 	return doOn(name, r, func(w *blitz.Worker) int {
-		return search(w, len(s), mode, callbackMinLen, scan)
+		return search(w, len(s), mode, pieceMin(r, callbackMinLen), scan)
 	})
 }
 
@@ -260,7 +260,7 @@ func searchEqual[S ~[]E, E comparable](name string, r blitz.Runner, s S, v E, mo
 		return slices.Index(s, v)
 	}
 	return doOn(name, r, func(w *blitz.Worker) int {
-		return search(w, len(s), mode, cheapMinLen, func(lo, hi int) int {
+		return search(w, len(s), mode, pieceMin(r, cheapMinLen), func(lo, hi int) int {
 			if i := slices.Index(s[lo:hi], v); i >= 0 {
 				return lo + i
 			}

@@ -33,8 +33,9 @@ func ForEachSeq[T any](r blitz.Runner, seq iter.Seq[T], f func(T)) {
 	if f == nil {
 		panic("par: ForEachSeq: nil function")
 	}
+	minBatch := pieceMin(r, 1)
 	enter("ForEachSeq", r, func(w *blitz.Worker) {
-		b := &seqBridge[T]{f: f, limit: int64(seqBatchesPerWorker * w.Pool().Workers())}
+		b := &seqBridge[T]{f: f, limit: int64(seqBatchesPerWorker * w.Pool().Workers()), minBatch: minBatch}
 		w.Scope(func(s *blitz.Scope) { b.produce(s, seq) })
 	})
 }
@@ -48,6 +49,8 @@ const (
 type seqBridge[T any] struct {
 	f     func(T)
 	limit int64
+	// minBatch is the first batch's length (MinLen's minimum, 1 without).
+	minBatch int
 	// out counts batches handed out (spawned) and not finished: added to
 	// by the consuming worker, subtracted from by whoever ran the batch.
 	out atomic.Int64
@@ -67,7 +70,7 @@ type seqBridge[T any] struct {
 // or calls runtime.Goexit, the deferred dispatch still hands those values
 // to f before the panic or Goexit goes on to the scope.
 func (b *seqBridge[T]) produce(s *blitz.Scope, seq iter.Seq[T]) {
-	size := 1
+	size := b.minBatch
 	batch := b.buffer(size)
 	defer func() {
 		if len(batch) > 0 {
@@ -85,7 +88,7 @@ func (b *seqBridge[T]) produce(s *blitz.Scope, seq iter.Seq[T]) {
 		if b.stop.Load() {
 			return
 		}
-		size = min(2*size, seqMaxBatch)
+		size = max(min(2*size, seqMaxBatch), b.minBatch)
 		batch = b.buffer(size)
 	}
 }

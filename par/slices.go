@@ -21,7 +21,7 @@ func ForEach[S ~[]E, E any](r blitz.Runner, s S, f func(E)) {
 		panic("par: ForEach: nil function")
 	}
 	enter("ForEach", r, func(w *blitz.Worker) {
-		forEachRange(w, len(s), callbackMinLen, func(_ *blitz.Worker, lo, hi int) {
+		forEachRange(w, len(s), pieceMin(r, callbackMinLen), func(_ *blitz.Worker, lo, hi int) {
 			for _, x := range s[lo:hi] {
 				f(x)
 			}
@@ -36,7 +36,7 @@ func ForEachIndex[S ~[]E, E any](r blitz.Runner, s S, f func(int, E)) {
 		panic("par: ForEachIndex: nil function")
 	}
 	enter("ForEachIndex", r, func(w *blitz.Worker) {
-		forEachRange(w, len(s), callbackMinLen, func(_ *blitz.Worker, lo, hi int) {
+		forEachRange(w, len(s), pieceMin(r, callbackMinLen), func(_ *blitz.Worker, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				f(i, s[i])
 			}
@@ -51,7 +51,7 @@ func MapInPlace[S ~[]E, E any](r blitz.Runner, s S, f func(E) E) {
 		panic("par: MapInPlace: nil function")
 	}
 	enter("MapInPlace", r, func(w *blitz.Worker) {
-		forEachRange(w, len(s), callbackMinLen, func(_ *blitz.Worker, lo, hi int) {
+		forEachRange(w, len(s), pieceMin(r, callbackMinLen), func(_ *blitz.Worker, lo, hi int) {
 			p := s[lo:hi]
 			for i, x := range p {
 				p[i] = f(x)
@@ -68,7 +68,7 @@ func Map[S ~[]E, E, T any](r blitz.Runner, s S, f func(E) T) []T {
 	}
 	out := make([]T, len(s))
 	enter("Map", r, func(w *blitz.Worker) {
-		forEachRange(w, len(s), callbackMinLen, func(_ *blitz.Worker, lo, hi int) {
+		forEachRange(w, len(s), pieceMin(r, callbackMinLen), func(_ *blitz.Worker, lo, hi int) {
 			o := out[lo:hi]
 			for i, x := range s[lo:hi] {
 				o[i] = f(x)
@@ -92,7 +92,7 @@ func Fill[S ~[]E, E any](r blitz.Runner, s S, v E) {
 		return
 	}
 	enter("Fill", r, func(w *blitz.Worker) {
-		forEachRange(w, len(s), cheapMinLen, func(_ *blitz.Worker, lo, hi int) { fill(lo, hi) })
+		forEachRange(w, len(s), pieceMin(r, cheapMinLen), func(_ *blitz.Worker, lo, hi int) { fill(lo, hi) })
 	})
 }
 
@@ -113,7 +113,7 @@ func Filter[S ~[]E, E any](r blitz.Runner, s S, keep func(E) bool) S {
 	}
 	return doOn("Filter", r, func(w *blitz.Worker) S {
 		// Pieces are whole bitmap words, so no two pieces write one word.
-		plan := newPiecePlan(len(s), piecesPerWorker*w.Pool().Workers(), 64)
+		plan := newPiecePlan(len(s), pieceCount(r, len(s), piecesPerWorker*w.Pool().Workers()), 64)
 		bitmap := make([]uint64, (len(s)+63)/64)
 		counts := make([]int, plan.k+1)
 		eachPiece(w, 0, plan.k, func(_ *blitz.Worker, i int) {
@@ -175,7 +175,7 @@ func Chunks[S ~[]E, E any](r blitz.Runner, s S, size int, f func(w *blitz.Worker
 		chunks++
 	}
 	enter("Chunks", r, func(w *blitz.Worker) {
-		forEachRange(w, chunks, callbackMinLen, func(w *blitz.Worker, lo, hi int) {
+		forEachRange(w, chunks, pieceMin(r, callbackMinLen), func(w *blitz.Worker, lo, hi int) {
 			for i := lo; i < hi; i++ {
 				a := i * size
 				b := a + min(size, n-a)

@@ -21,7 +21,7 @@ import (
 // a few small objects per call, more with more workers.
 func Sort[S ~[]E, E cmp.Ordered](r blitz.Runner, s S) {
 	checkRunner("Sort", r)
-	if len(s) <= sortInlineMax {
+	if len(s) <= sortInlineMax || seqUnderMin(r, len(s)) {
 		pdqsortOrdered(nil, pdqRootOrdered(nil, s))
 		return
 	}
@@ -52,7 +52,7 @@ func SortFunc[S ~[]E, E any](r blitz.Runner, s S, cmp func(a, b E) int) {
 // sortFunc is SortFunc after the checks, shared with SortByKey; name is
 // the function the user called.
 func sortFunc[E any](name string, r blitz.Runner, s []E, cmp func(a, b E) int) {
-	if len(s) <= sortInlineMax {
+	if len(s) <= sortInlineMax || seqUnderMin(r, len(s)) {
 		onCaller(func() { pdqsortFunc(nil, pdqRootFunc(nil, s, cmp)) })
 		return
 	}
@@ -77,7 +77,7 @@ func SortByKey[S ~[]E, E any, K cmp.Ordered](r blitz.Runner, s S, key func(E) K)
 // check stops early once a worker finds a pair out of order.
 func IsSorted[S ~[]E, E cmp.Ordered](r blitz.Runner, s S) bool {
 	checkRunner("IsSorted", r)
-	if len(s) <= sortCheckGrain {
+	if len(s) <= sortCheckGrain || seqUnderMin(r, len(s)) {
 		return isSortedOrdered(nil, s)
 	}
 	var sorted bool
@@ -94,7 +94,7 @@ func IsSortedFunc[S ~[]E, E any](r blitz.Runner, s S, cmp func(a, b E) int) bool
 	if cmp == nil {
 		panic("par: IsSortedFunc: nil comparison function")
 	}
-	if len(s) <= sortCheckGrain {
+	if len(s) <= sortCheckGrain || seqUnderMin(r, len(s)) {
 		var sorted bool
 		onCaller(func() { sorted = isSortedFunc(nil, s, cmp) })
 		return sorted

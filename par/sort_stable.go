@@ -100,7 +100,7 @@ func sortStableFunc[E any](name string, r blitz.Runner, s []E, cmp func(a, b E) 
 		return
 	}
 	c := &stableCtx[E]{v: s, buf: make([]E, n), cmp: cmp, rec: stableRun[E]}
-	if n <= stableJoinMin {
+	if n <= stableJoinMin || seqUnderMin(r, n) {
 		onCaller(func() { stableSortSeq(c, 0, n, false) })
 		return
 	}
