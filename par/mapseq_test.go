@@ -1,6 +1,7 @@
 package par
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"iter"
@@ -411,4 +412,127 @@ func TestForEachSeq2(t *testing.T) {
 		requirePanicMessage(t, "par: ForEachSeq2: nil sequence", func() { ForEachSeq2[int, int](p, nil, func(int, int) {}) })
 		requirePanicMessage(t, "par: ForEachSeq2: nil function", func() { ForEachSeq2[int, int](p, slices.All([]int{1}), nil) })
 	})
+}
+
+// TestErrLoopsAndStreamsStorm runs error loops and streams from many
+// goroutines at once on one pool, half of them from tasks of the pool, with
+// failures, panics and breaks at random positions, and checks every answer
+// against its sequential counterpart. It counts the rare paths it targets:
+// loops that skipped calls after a failure, breaks that stopped the input
+// early, panics delivered at their position; each must have happened.
+func TestErrLoopsAndStreamsStorm(t *testing.T) {
+	goroutines, rounds := 8, 60
+	if testing.Short() {
+		goroutines, rounds = 4, 15
+	}
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []blitz.Option{blitz.WithParking(k), blitz.WithWorkers(4)}, func(p *blitz.Pool) {
+				var skipped, stopped, panics atomic.Int64
+				const n, window = 2000, 8
+				s := make([]int, n)
+				for i := range s {
+					s[i] = i
+				}
+				start := make(chan struct{})
+				errs := make(chan error, goroutines)
+				for g := range goroutines {
+					go func() {
+						<-start
+						errs <- stormRounds(p, g, rounds, s, window, &skipped, &stopped, &panics)
+					}()
+				}
+				close(start)
+				within(t, "storm", func() {
+					for range goroutines {
+						assert.NoError(t, <-errs)
+					}
+				})
+				assert.Positive(t, skipped.Load(), "no loop skipped a call after a failure")
+				assert.Positive(t, stopped.Load(), "no break stopped the input early")
+				assert.Positive(t, panics.Load(), "no panic was delivered")
+			})
+		})
+	}
+}
+
+// stormRounds is one goroutine of the storm: it returns the first wrong
+// answer as an error.
+func stormRounds(p *blitz.Pool, g, rounds int, s []int, window int, skipped, stopped, panics *atomic.Int64) error {
+	n := len(s)
+	rs := randInts(3*rounds, n, uint64(g))
+	for i := range rounds {
+		at, op := rs[3*i], rs[3*i+1]%3
+		onWorker := rs[3*i+2]%2 == 0
+		var err error
+		call := func(r blitz.Runner) {
+			switch op {
+			case 0: // a failure at `at`: the sequential answer, and calls skipped
+				var started atomic.Int64
+				got := ForEachErr(context.Background(), r, s, func(_ context.Context, x int) error {
+					started.Add(1)
+					if x >= at {
+						return errAt(x)
+					}
+					return nil
+				})
+				if got != errAt(at) {
+					err = fmt.Errorf("ForEachErr failing from %d returned %v", at, got)
+				} else if started.Load() < int64(n) {
+					skipped.Add(1)
+				}
+			case 1: // a break after `at` values
+				var pulled atomic.Int64
+				var probe streamProbe
+				got := 0
+				for v := range MapSeq(r, pulledSeq(n, &pulled), window, func(x int) int {
+					probe.enter()
+					defer probe.leave()
+					return x
+				}) {
+					if got == at {
+						break
+					}
+					if v != got {
+						err = fmt.Errorf("MapSeq: %d at position %d", v, got)
+					}
+					got++
+				}
+				switch {
+				case probe.running.Load() != 0:
+					err = errors.New("MapSeq: a call of f runs after the loop")
+				case pulled.Load() > int64(at+window):
+					err = fmt.Errorf("MapSeq: broke after %d, pulled %d", at, pulled.Load())
+				case pulled.Load() < int64(n):
+					stopped.Add(1)
+				}
+			default: // a panic at `at`, in f
+				got := 0
+				v := catchPanic(func() {
+					for range MapSeq(r, pulledSeq(n, new(atomic.Int64)), window, func(x int) int {
+						if x == at {
+							panic(at)
+						}
+						return x
+					}) {
+						got++
+					}
+				})
+				if pe, ok := v.(*blitz.PanicError); !ok || pe.Value != at || got != at {
+					err = fmt.Errorf("MapSeq panicking at %d: %d results, then %v", at, got, v)
+				} else {
+					panics.Add(1)
+				}
+			}
+		}
+		if onWorker {
+			p.Run(func(w *blitz.Worker) { call(w) })
+		} else {
+			call(p)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
