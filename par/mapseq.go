@@ -187,6 +187,9 @@ const (
 	slotDropped
 )
 
+// slotWord is the state of item k in phase.
+func slotWord(k, phase uint64) uint64 { return k<<2 | phase }
+
 // streamSlot holds one item between its pull and its yield.
 type streamSlot[In, Out any] struct {
 	// state is item<<2 | phase. The consumer stores queued (after writing
@@ -288,7 +291,7 @@ func (st *stream[In, Out]) dispatch(x In) {
 	k := st.next
 	s := st.slot(k)
 	s.in, s.pe, s.exited = x, nil, false
-	s.state.Store(k<<2 | slotQueued)
+	s.state.Store(slotWord(k, slotQueued))
 	st.next++
 	if st.inline {
 		return
@@ -302,7 +305,7 @@ func (st *stream[In, Out]) dispatch(x In) {
 // cleanup dropped it (or its slot was reused since).
 func (st *stream[In, Out]) task(k uint64) {
 	s := st.slot(k)
-	if s.state.CompareAndSwap(k<<2|slotQueued, k<<2|slotRunning) {
+	if s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotRunning)) {
 		st.runItem(k, s)
 	}
 }
@@ -313,7 +316,7 @@ func (st *stream[In, Out]) runItem(k uint64, s *streamSlot[In, Out]) {
 	returned := false
 	defer func() {
 		s.exited = !returned
-		s.state.Store(k<<2 | slotDone)
+		s.state.Store(slotWord(k, slotDone))
 		if st.waitFor.Load() == int64(k) {
 			select {
 			case st.wake <- struct{}{}:
@@ -327,13 +330,13 @@ func (st *stream[In, Out]) runItem(k uint64, s *streamSlot[In, Out]) {
 
 // ready reports whether item k is done.
 func (st *stream[In, Out]) ready(k uint64) bool {
-	return st.slot(k).state.Load() == k<<2|slotDone
+	return st.slot(k).state.Load() == slotWord(k, slotDone)
 }
 
 // await returns once item k is done, running it here if no one started it.
 func (st *stream[In, Out]) await(k uint64) {
 	s := st.slot(k)
-	if s.state.CompareAndSwap(k<<2|slotQueued, k<<2|slotRunning) {
+	if s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotRunning)) {
 		st.foreign = true // a Goexit of f ends the consumer here, at its position
 		st.runItem(k, s)
 		st.foreign = false
@@ -344,9 +347,9 @@ func (st *stream[In, Out]) await(k uint64) {
 
 // block waits until item k, which someone runs, is done.
 func (st *stream[In, Out]) block(k uint64, s *streamSlot[In, Out]) {
-	for s.state.Load() != k<<2|slotDone {
+	for s.state.Load() != slotWord(k, slotDone) {
 		st.waitFor.Store(int64(k))
-		if s.state.Load() == k<<2|slotDone {
+		if s.state.Load() == slotWord(k, slotDone) {
 			break
 		}
 		<-st.wake
@@ -384,7 +387,7 @@ func (st *stream[In, Out]) deliver(emit func(In, Out) bool) bool {
 func (st *stream[In, Out]) cleanup() {
 	for k := st.head; k < st.next; k++ {
 		s := st.slot(k)
-		if !s.state.CompareAndSwap(k<<2|slotQueued, k<<2|slotDropped) {
+		if !s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotDropped)) {
 			st.block(k, s)
 		}
 		var zeroIn In
