@@ -46,7 +46,7 @@ import (
 //	       A span, an element, a piece's context at or past cut is moot.
 //	err    the error at the lowest failed index (under mu)
 //
-// A panic in a callback counts as a failure at its index (later pieces are
+// A panic in a callback counts as a failure of its piece (later pieces are
 // skipped, running ones told) and then reaches the caller as everywhere in
 // the package, once every piece has stopped.
 
@@ -220,12 +220,12 @@ func (c *pieceCtx) String() string { return "par.pieceContext" }
 // errEnter checks the arguments common to the error loops and runs body on
 // r with a new errLoop; it returns the call's error. A ctx that has
 // already ended runs nothing.
-func errEnter(name string, ctx context.Context, r blitz.Runner, n bool, body func(w *blitz.Worker, l *errLoop)) error {
+func errEnter(name string, ctx context.Context, r blitz.Runner, nonEmpty bool, body func(w *blitz.Worker, l *errLoop)) error {
 	if ctx == nil {
 		panic("par: " + name + ": nil context")
 	}
 	checkRunner(name, r)
-	if err := ctx.Err(); err != nil || !n {
+	if err := ctx.Err(); err != nil || !nonEmpty {
 		return err
 	}
 	l := newErrLoop(ctx)

@@ -1,6 +1,7 @@
 package par
 
 import (
+	"errors"
 	"iter"
 	"runtime"
 	"runtime/debug"
@@ -13,7 +14,7 @@ import (
 //
 // Who does what. The consumer (the goroutine ranging over the result)
 // drives the stream itself: it ranges over the input, puts each value in a
-// ring of window slots, submits one task per value to the pool (Pool.Go)
+// ring of window slots, submits one task per value to the pool (Pool.TryGo)
 // and yields the results from the oldest slot on, in input order, as they
 // complete. The stream starts no goroutine of its own, so there is nothing
 // to leak: every way out of the consumer's loop (the input ends, a break, a
@@ -83,11 +84,11 @@ import (
 // Either way, calls of f already running finish first, and the stream
 // leaves no goroutine behind.
 //
-// The consumer may itself be a task of r's pool (its loop body too may use
-// the pool): it then runs an item f has not started on any worker itself
-// rather than wait for one, so a stream never waits for a free worker, on
-// a pool of one worker as on a busy pool. f must be safe for concurrent
-// use. A window of 2 to 4 times the pool's worker count keeps the workers
+// When the result the consumer needs next has not been started by any
+// worker, the consumer calls f for it itself rather than wait for one, so
+// a stream never waits for a free worker: the consumer may be a task of
+// r's pool (its loop body may use the pool too), on a pool of one worker as
+// on a busy one. f must be safe for concurrent use. A window of 2 to 4 times the pool's worker count keeps the workers
 // busy while the consumer is slower than them at times.
 //
 // Given a closed pool, ranging over the result panics with an error
@@ -233,6 +234,9 @@ func runStream[In, Out any](name string, r blitz.Runner, window int, f func(In) 
 	broken := false
 	window64 := uint64(window)
 	pe := st.pull(seq, func(x In) bool {
+		if broken {
+			return false // seq went on after being told to stop
+		}
 		st.dispatch(x)
 		// Yield what is ready, and make room before the next pull.
 		for st.head < st.next && (st.next-st.head == window64 || st.ready(st.head)) {
@@ -296,8 +300,11 @@ func (st *stream[In, Out]) dispatch(x In) {
 	if st.inline {
 		return
 	}
-	if err := st.pool.Go(func(*blitz.Worker) { st.task(k) }); err != nil {
-		st.inline = true // closed: the consumer claims the rest
+	// TryGo, not Go: with a full queue (WithCapacity) the item stays
+	// queued for the consumer to claim, rather than the consumer waiting
+	// for room.
+	if err := st.pool.TryGo(func(*blitz.Worker) { st.task(k) }); errors.Is(err, blitz.ErrClosed) {
+		st.inline = true // the consumer claims the rest
 	}
 }
 

@@ -536,3 +536,26 @@ func stormRounds(p *blitz.Pool, g, rounds int, s []int, window int, skipped, sto
 	}
 	return nil
 }
+
+// TestMapSeqBusyBoundedPool runs a stream on a pool whose only worker is
+// held by another task and whose queue (WithCapacity(1)) is full: the
+// stream must not wait for room or for the worker, but run every call on
+// the consumer, in order.
+func TestMapSeqBusyBoundedPool(t *testing.T) {
+	withPool(t, []blitz.Option{blitz.WithWorkers(1), blitz.WithCapacity(1)}, func(p *blitz.Pool) {
+		release, held := make(chan struct{}), make(chan struct{})
+		require.NoError(t, p.Go(func(*blitz.Worker) { close(held); <-release }))
+		<-held
+		var got []int
+		within(t, "stream", func() {
+			for v := range MapSeq(p, pulledSeq(100, new(atomic.Int64)), 4, func(x int) int { return x + 1 }) {
+				got = append(got, v)
+			}
+		})
+		close(release)
+		require.Len(t, got, 100)
+		for i, v := range got {
+			require.Equal(t, i+1, v)
+		}
+	})
+}
