@@ -247,15 +247,12 @@ func runStream[In, Out any](name string, r blitz.Runner, window int, f func(In) 
 		}
 		return true
 	})
-	if broken {
-		return
-	}
-	for st.head < st.next {
+	for !broken && st.head < st.next {
 		if !st.deliver(emit) {
-			return
+			return // the consumer stopped before the position of seq's panic, if any
 		}
 	}
-	if pe != nil {
+	if pe != nil { // also when seq panicked on its way out after a break
 		st.foreign = true
 		panic(pe)
 	}

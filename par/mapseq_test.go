@@ -559,3 +559,44 @@ func TestMapSeqBusyBoundedPool(t *testing.T) {
 		}
 	})
 }
+
+// TestMapSeqInputPanicsAfterBreak checks the input's panic relative to a
+// break: a panic seq raises on its way out after being told to stop
+// reaches the consumer, as in a plain range loop; a panic past the break
+// position, which seq reached only because the stream pulled ahead, does
+// not.
+func TestMapSeqInputPanicsAfterBreak(t *testing.T) {
+	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
+		onExit := func(yield func(int) bool) {
+			for i := range 10 {
+				if !yield(i) {
+					panic("on exit")
+				}
+			}
+		}
+		v := catchPanic(func() {
+			for v := range MapSeq(p, onExit, 4, func(x int) int { return x }) {
+				if v == 2 {
+					break
+				}
+			}
+		})
+		requirePanicError(t, v, "on exit")
+		ahead := func(yield func(int) bool) {
+			for i := range 3 {
+				if !yield(i) {
+					return
+				}
+			}
+			panic("ahead")
+		}
+		v = catchPanic(func() {
+			for v := range MapSeq(p, ahead, 8, func(x int) int { return x }) {
+				if v == 1 {
+					break
+				}
+			}
+		})
+		require.Nil(t, v, "a panic past the break reached the consumer")
+	})
+}
