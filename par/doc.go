@@ -35,11 +35,15 @@
 //	sort                                      Sort, SortFunc, SortByKey (pdqsort);
 //	                                          SortStableFunc, SortStableByKey (merge sort);
 //	                                          IsSorted, IsSortedFunc
-//	consume an iter.Seq in parallel           ForEachSeq
+//	consume an iter.Seq in parallel           ForEachSeq, ForEachSeq2 (unordered)
+//	map an iter.Seq in parallel, in order     MapSeq, MapSeq2, MapSeqErr (bounded window)
+//	stop at the first error                   ForEachErr, MapErr, ForErr, MapReduceErr
 //
 // Answers match the slices package: IndexFunc is leftmost, MinFunc returns
 // the first minimal element, Sort orders NaNs first. Searches stop once the
-// answer is known: no piece past a found match starts.
+// answer is known: no piece past a found match starts. The error loops
+// likewise return the lowest index's error, the one a sequential loop
+// returns, and start no piece past it.
 //
 // # Rules
 //

@@ -98,12 +98,16 @@ func (s span) halves(w *blitz.Worker) (left, right span) {
 // loops, whose T is struct{}). done, when not nil, is a context's Done
 // channel: once it is closed no span splits or starts its leaf any more
 // (skipped records that one was left out) and a skipped span yields identity.
+// past, when not nil, skips a span in the same way once past(lo) reports
+// that no index from the span's first one on can change the outcome (the
+// error loops: a lower index failed).
 type rangeCtx[T any] struct {
 	leaf          func(w *blitz.Worker, lo, hi int) T
 	combine       func(a, b T) T
 	identity      T
 	grain, minLen int
 	done          <-chan struct{}
+	past          func(lo int) bool
 	skipped       atomic.Bool
 	// rec is rangeStep[T] as a func value, taken once per call: taking a
 	// generic function's value inside generic code allocates, so it is
@@ -125,7 +129,7 @@ func runRange[T any](w *blitz.Worker, lo, hi int, c *rangeCtx[T]) T {
 
 func rangeStep[T any](w *blitz.Worker, j rangeJob[T]) T {
 	c := j.c
-	if c.done != nil && closed(c.done) {
+	if c.done != nil && closed(c.done) || c.past != nil && c.past(j.lo) {
 		c.skipped.Store(true)
 		return c.identity
 	}

@@ -286,6 +286,23 @@ func layerCalls(body func()) []struct {
 		{"IndexAnyFunc", func(r blitz.Runner, n int) { IndexAnyFunc(r, ints(n), pred) }},
 		{"FindAny", func(r blitz.Runner, n int) { FindAny(r, ints(n), pred) }},
 		{"ForEachSeq", func(r blitz.Runner, n int) { ForEachSeq(r, slices.Values(ints(n)), func(int) { body() }) }},
+		{"ForEachSeq2", func(r blitz.Runner, n int) { ForEachSeq2(r, slices.All(ints(n)), func(int, int) { body() }) }},
+		{"MapSeq", func(r blitz.Runner, n int) {
+			for range MapSeq(r, slices.Values(ints(n)), 4, func(x int) int { body(); return x }) {
+			}
+		}},
+		{"ForErr", func(r blitz.Runner, n int) {
+			ForErr(context.Background(), r, 0, n, 0, func(context.Context, *blitz.Worker, int, int) error { body(); return nil })
+		}},
+		{"MapReduceErr", func(r blitz.Runner, n int) {
+			MapReduceErr(context.Background(), r, 0, n, 0, 0, func(context.Context, *blitz.Worker, int, int) (int, error) { body(); return 0, nil }, add)
+		}},
+		{"ForEachErr", func(r blitz.Runner, n int) {
+			ForEachErr(context.Background(), r, ints(n), func(context.Context, int) error { body(); return nil })
+		}},
+		{"MapErr", func(r blitz.Runner, n int) {
+			MapErr(context.Background(), r, ints(n), func(_ context.Context, x int) (int, error) { body(); return x, nil })
+		}},
 		{"ForEach", func(r blitz.Runner, n int) { ForEach(r, ints(n), func(int) { body() }) }},
 		{"ForEachIndex", func(r blitz.Runner, n int) { ForEachIndex(r, ints(n), func(int, int) { body() }) }},
 		{"MapInPlace", func(r blitz.Runner, n int) { MapInPlace(r, ints(n), func(x int) int { body(); return x }) }},

@@ -21,8 +21,10 @@ import "github.com/blitz-go/blitz"
 // its own (Fold's accumulator). An input shorter than twice the minimum is
 // one piece. The functions that cut a fixed number of pieces (Filter,
 // Partition, the scans, FlatMap, FilterMap, PartitionMap) may leave the
-// last piece shorter. For and MapReduce count indexes, Chunks chunks,
-// Windows windows, and ForEachSeq the values of a batch. The minimum only
+// last piece shorter. For, MapReduce and their error and context forms
+// count indexes, Chunks chunks, Windows windows, and ForEachSeq the values
+// of a batch; the ordered streams (MapSeq and its kin) map one value per
+// task and ignore the minimum. The minimum only
 // raises the function's own floor, which for the functions without a
 // callback (Sum, Min, Fill, Contains, ...) is a few thousand elements.
 //

@@ -33,8 +33,27 @@ func ForEachSeq[T any](r blitz.Runner, seq iter.Seq[T], f func(T)) {
 	if f == nil {
 		panic("par: ForEachSeq: nil function")
 	}
+	forEachSeq("ForEachSeq", r, seq, f)
+}
+
+// ForEachSeq2 is ForEachSeq over an iter.Seq2: it calls f(k, v) for every
+// pair (k, v) of seq, potentially in parallel and in no particular order,
+// with ForEachSeq's batching, memory bound and panic rules. Nil seq or f
+// panics.
+func ForEachSeq2[K, V any](r blitz.Runner, seq iter.Seq2[K, V], f func(K, V)) {
+	if seq == nil {
+		panic("par: ForEachSeq2: nil sequence")
+	}
+	if f == nil {
+		panic("par: ForEachSeq2: nil function")
+	}
+	forEachSeq("ForEachSeq2", r, pairsOf(seq), func(p kv[K, V]) { f(p.k, p.v) })
+}
+
+// forEachSeq is ForEachSeq and ForEachSeq2 after their checks.
+func forEachSeq[T any](name string, r blitz.Runner, seq iter.Seq[T], f func(T)) {
 	minBatch := pieceMin(r, 1)
-	enter("ForEachSeq", r, func(w *blitz.Worker) {
+	enter(name, r, func(w *blitz.Worker) {
 		b := &seqBridge[T]{f: f, limit: int64(seqBatchesPerWorker * w.Pool().Workers()), minBatch: minBatch}
 		w.Scope(func(s *blitz.Scope) { b.produce(s, seq) })
 	})

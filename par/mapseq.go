@@ -1,0 +1,401 @@
+package par
+
+import (
+	"errors"
+	"iter"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz"
+)
+
+// The ordered parallel map over iterators: MapSeq, MapSeq2 and MapSeqErr.
+//
+// Who does what. The consumer (the goroutine ranging over the result)
+// drives the stream itself: it ranges over the input, puts each value in a
+// ring of window slots, submits one task per value to the pool (Pool.TryGo)
+// and yields the results from the oldest slot on, in input order, as they
+// complete. The stream starts no goroutine of its own, so there is nothing
+// to leak: every way out of the consumer's loop (the input ends, a break, a
+// panic or Goexit in the loop body, in f or in the input) passes through
+// the stream's deferred cleanup, which withdraws the tasks not started and
+// waits for the calls of f that are running. Once the loop is over, no call
+// of f runs and no slot is referenced but by withdrawn tasks, which do
+// nothing when the pool gets to them.
+//
+// The slot protocol. A slot's state packs the item's number and a phase,
+// item<<2 | phase, so that a task for an item whose slot has since been
+// reused fails its CAS and does nothing:
+//
+//	queued   the consumer stored the input and submitted the task
+//	running  claimed by one CAS from queued: by the task on a worker, or by
+//	         the consumer, which runs the oldest item itself when no worker
+//	         has started it
+//	done     f returned (out), panicked (pe) or called Goexit (exited)
+//	dropped  withdrawn by the cleanup (one CAS from queued): never runs
+//
+// Why the consumer claims. A consumer that is itself a task of the pool
+// (or any consumer, on a pool whose workers are all busy) would deadlock
+// if it only waited: on a pool of one worker, the only worker is the one
+// waiting. Claiming the oldest item when it has not started makes the
+// consumer need nothing from the pool but the items already running on
+// other workers, which finish on their own. So a stream makes progress on
+// any pool, and on a busy one degrades towards a sequential map on the
+// consumer.
+//
+// Waiting. The consumer waits for one item at a time: it publishes the
+// item's number in waitFor, checks the slot again, and blocks on wake; a
+// task stores done, then reads waitFor and, if it names its item, sends a
+// token on wake (capacity 1, never blocking). Both sides store before they
+// load (sequentially consistent atomics), so at least one of them sees the
+// other: no wake-up is lost. A stale token only makes the consumer check
+// again.
+//
+// Panics and positions. Results reach the consumer in input order, so a
+// panic in f is raised when the consumer reaches that item, after the
+// results before it were yielded: as a *blitz.PanicError, as everywhere in
+// the package. A panic in the input sequence is raised after every value
+// it handed over was mapped and yielded. The input's panic is recovered by
+// a deferred function around the range over the input; the consumer's own
+// loop body and the re-raised panics of f also unwind through it, so a
+// flag (foreign) set around them tells that function to let them pass
+// untouched.
+
+// MapSeq returns a sequence of f(x) for the values x of seq, in seq's order,
+// computing f potentially in parallel on r while the consumer ranges over
+// the result. At most window values of seq are held at once, between being
+// pulled from seq and their result being yielded: so at most window calls
+// of f run at once, and at most window results wait for their turn, however
+// long seq is and however slow the consumer. seq is pulled on the goroutine
+// that ranges over the result, only while fewer than window values are
+// held; a slow consumer therefore stops the pulling. Each range over the
+// result ranges over seq anew.
+//
+// When the loop over the result ends early (break, return), MapSeq stops
+// pulling seq, drops the values not yet given to f, and waits for the calls
+// of f that are running; so when the loop statement is over, no call of f
+// is running. A panic in f reaches the consumer as a *blitz.PanicError at
+// that value's position, after the results before it were yielded; a
+// runtime.Goexit in f ends the consumer's goroutine at that position. A
+// panic in seq likewise reaches the consumer after the results of the
+// values seq handed over before it; a Goexit in seq ends the consumer's
+// goroutine at once. A panic in the consumer's loop body goes on untouched.
+// Either way, calls of f already running finish first, and the stream
+// leaves no goroutine behind.
+//
+// When the result the consumer needs next has not been started by any
+// worker, the consumer calls f for it itself rather than wait for one, so
+// a stream never waits for a free worker: the consumer may be a task of
+// r's pool (its loop body may use the pool too), on a pool of one worker as
+// on a busy one. f must be safe for concurrent use. A window of 2 to 4 times the pool's worker count keeps the workers
+// busy while the consumer is slower than them at times.
+//
+// Given a closed pool, ranging over the result panics with an error
+// wrapping blitz.ErrClosed; if the pool closes while the loop runs, the
+// consumer runs the remaining calls of f itself. A nil r, seq or f, or a
+// window < 1, panics when MapSeq is called.
+func MapSeq[T, U any](r blitz.Runner, seq iter.Seq[T], window int, f func(T) U) iter.Seq[U] {
+	checkStream("MapSeq", r, seq == nil, f == nil, window)
+	return func(yield func(U) bool) {
+		runStream("MapSeq", r, window, f, seq, func(_ T, u U) bool { return yield(u) })
+	}
+}
+
+// MapSeq2 is MapSeq over an iter.Seq2: it returns the sequence of the pairs
+// (k, f(k, v)) for the pairs (k, v) of seq, in seq's order, with MapSeq's
+// window, cancellation and panic rules. A nil r, seq or f, or a window < 1,
+// panics when MapSeq2 is called.
+func MapSeq2[K, V, U any](r blitz.Runner, seq iter.Seq2[K, V], window int, f func(K, V) U) iter.Seq2[K, U] {
+	checkStream("MapSeq2", r, seq == nil, f == nil, window)
+	g := func(p kv[K, V]) U { return f(p.k, p.v) }
+	return func(yield func(K, U) bool) {
+		runStream("MapSeq2", r, window, g, pairsOf(seq), func(p kv[K, V], u U) bool { return yield(p.k, u) })
+	}
+}
+
+// MapSeqErr is MapSeq with an error: it returns the sequence of the pairs
+// (f(x), nil) for the values x of seq, in seq's order, until the first
+// value, in seq's order, whose call fails; that one is yielded as
+// (zero, err) and ends the sequence, which then stops pulling seq and drops
+// or waits for the other calls as a break does. Window and panics follow
+// MapSeq's rules. A nil r, seq or f, or a window < 1, panics when MapSeqErr
+// is called.
+func MapSeqErr[T, U any](r blitz.Runner, seq iter.Seq[T], window int, f func(T) (U, error)) iter.Seq2[U, error] {
+	checkStream("MapSeqErr", r, seq == nil, f == nil, window)
+	g := func(x T) result[U] {
+		u, err := f(x)
+		return result[U]{u, err}
+	}
+	return func(yield func(U, error) bool) {
+		runStream("MapSeqErr", r, window, g, seq, func(_ T, res result[U]) bool {
+			if res.err != nil {
+				var zero U
+				yield(zero, res.err)
+				return false
+			}
+			return yield(res.v, nil)
+		})
+	}
+}
+
+// kv is a pair of an iter.Seq2.
+type kv[K, V any] struct {
+	k K
+	v V
+}
+
+// pairsOf returns seq as a sequence of pairs.
+func pairsOf[K, V any](seq iter.Seq2[K, V]) iter.Seq[kv[K, V]] {
+	return func(yield func(kv[K, V]) bool) {
+		for k, v := range seq {
+			if !yield(kv[K, V]{k, v}) {
+				return
+			}
+		}
+	}
+}
+
+type result[U any] struct {
+	v   U
+	err error
+}
+
+// checkStream panics for the arguments a stream constructor refuses.
+func checkStream(name string, r blitz.Runner, nilSeq, nilFunc bool, window int) {
+	if nilSeq {
+		panic("par: " + name + ": nil sequence")
+	}
+	if nilFunc {
+		panic("par: " + name + ": nil function")
+	}
+	if window < 1 {
+		panic("par: " + name + ": window must be at least 1")
+	}
+	if p, ok := unwrap(r).(*blitz.Pool); r == nil || ok && p == nil {
+		panic("par: " + name + ": nil Runner")
+	}
+	if w, ok := unwrap(r).(*blitz.Worker); ok && w == nil {
+		panic("par: " + name + ": nil Runner")
+	}
+}
+
+// Slot phases (the low two bits of streamSlot.state).
+const (
+	slotQueued uint64 = iota
+	slotRunning
+	slotDone
+	slotDropped
+)
+
+// slotWord is the state of item k in phase.
+func slotWord(k, phase uint64) uint64 { return k<<2 | phase }
+
+// streamSlot holds one item between its pull and its yield.
+type streamSlot[In, Out any] struct {
+	// state is item<<2 | phase. The consumer stores queued (after writing
+	// in); one CAS from queued, by a task or the consumer, moves to
+	// running or, by the cleanup, to dropped; the runner stores done after
+	// writing out, pe and exited. Sequentially consistent (sync/atomic):
+	// the store of done publishes the results to the consumer's load.
+	state  atomic.Uint64
+	in     In
+	out    Out
+	pe     *blitz.PanicError
+	exited bool
+}
+
+// stream is one range over a MapSeq result.
+type stream[In, Out any] struct {
+	pool  *blitz.Pool
+	f     func(In) Out
+	slots []streamSlot[In, Out]
+	// waitFor is the item the consumer blocks on, -1 when none: written by
+	// the consumer, read by every runner after it stores done.
+	waitFor atomic.Int64
+	wake    chan struct{}
+	// Consumer only:
+	head, next uint64 // oldest item not yielded; next item to pull
+	foreign    bool   // a panic or Goexit unwinding now is not the input's
+	inline     bool   // the pool refused a task: claim every item
+}
+
+// runStream ranges over seq, mapping with f on r, and calls emit for each
+// (input, result) pair in input order until emit returns false.
+func runStream[In, Out any](name string, r blitz.Runner, window int, f func(In) Out, seq iter.Seq[In], emit func(In, Out) bool) {
+	checkRunner(name, r)
+	pool, ok := unwrap(r).(*blitz.Pool)
+	if !ok {
+		pool = unwrap(r).(*blitz.Worker).Pool()
+	}
+	st := &stream[In, Out]{pool: pool, f: f, slots: make([]streamSlot[In, Out], window), wake: make(chan struct{}, 1)}
+	st.waitFor.Store(-1)
+	defer st.cleanup()
+	broken := false
+	window64 := uint64(window)
+	pe := st.pull(seq, func(x In) bool {
+		if broken {
+			return false // seq went on after being told to stop
+		}
+		st.dispatch(x)
+		// Yield what is ready, and make room before the next pull.
+		for st.head < st.next && (st.next-st.head == window64 || st.ready(st.head)) {
+			if !st.deliver(emit) {
+				broken = true
+				return false
+			}
+		}
+		return true
+	})
+	for !broken && st.head < st.next {
+		if !st.deliver(emit) {
+			return // the consumer stopped before the position of seq's panic, if any
+		}
+	}
+	if pe != nil { // also when seq panicked on its way out after a break
+		st.foreign = true
+		panic(pe)
+	}
+}
+
+// pull ranges over seq with body, and returns the panic of seq, if any, as
+// a *blitz.PanicError. Panics and Goexits of the consumer's loop body and
+// of f (foreign) pass through untouched, as does a Goexit of seq.
+func (st *stream[In, Out]) pull(seq iter.Seq[In], body func(In) bool) (pe *blitz.PanicError) {
+	returned := false
+	defer func() {
+		if returned || st.foreign {
+			return
+		}
+		// A panic of seq, or its Goexit, which goes on whatever we do.
+		v := recover()
+		if v == nil {
+			v = new(runtime.PanicNilError) // panic(nil) under GODEBUG=panicnil=1
+		}
+		if p, ok := v.(*blitz.PanicError); ok {
+			pe = p
+			return
+		}
+		pe = &blitz.PanicError{Value: v, Stack: debug.Stack()}
+	}()
+	seq(body)
+	returned = true
+	return nil
+}
+
+func (st *stream[In, Out]) slot(k uint64) *streamSlot[In, Out] {
+	return &st.slots[k%uint64(len(st.slots))]
+}
+
+// dispatch stores x as the next item and submits its task.
+func (st *stream[In, Out]) dispatch(x In) {
+	k := st.next
+	s := st.slot(k)
+	s.in, s.pe, s.exited = x, nil, false
+	s.state.Store(slotWord(k, slotQueued))
+	st.next++
+	if st.inline {
+		return
+	}
+	// TryGo, not Go: with a full queue (WithCapacity) the item stays
+	// queued for the consumer to claim, rather than the consumer waiting
+	// for room.
+	if err := st.pool.TryGo(func(*blitz.Worker) { st.task(k) }); errors.Is(err, blitz.ErrClosed) {
+		st.inline = true // the consumer claims the rest
+	}
+}
+
+// task runs item k on a worker, unless the consumer claimed it or the
+// cleanup dropped it (or its slot was reused since).
+func (st *stream[In, Out]) task(k uint64) {
+	s := st.slot(k)
+	if s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotRunning)) {
+		st.runItem(k, s)
+	}
+}
+
+// runItem calls f on item k, which the caller claimed, and stores the
+// outcome, however f ends.
+func (st *stream[In, Out]) runItem(k uint64, s *streamSlot[In, Out]) {
+	returned := false
+	defer func() {
+		s.exited = !returned
+		s.state.Store(slotWord(k, slotDone))
+		if st.waitFor.Load() == int64(k) {
+			select {
+			case st.wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	s.pe = blitz.Catch(func() { s.out = st.f(s.in) })
+	returned = true
+}
+
+// ready reports whether item k is done.
+func (st *stream[In, Out]) ready(k uint64) bool {
+	return st.slot(k).state.Load() == slotWord(k, slotDone)
+}
+
+// await returns once item k is done, running it here if no one started it.
+func (st *stream[In, Out]) await(k uint64) {
+	s := st.slot(k)
+	if s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotRunning)) {
+		st.foreign = true // a Goexit of f ends the consumer here, at its position
+		st.runItem(k, s)
+		st.foreign = false
+		return
+	}
+	st.block(k, s)
+}
+
+// block waits until item k, which someone runs, is done.
+func (st *stream[In, Out]) block(k uint64, s *streamSlot[In, Out]) {
+	for s.state.Load() != slotWord(k, slotDone) {
+		st.waitFor.Store(int64(k))
+		if s.state.Load() == slotWord(k, slotDone) {
+			break
+		}
+		<-st.wake
+	}
+	st.waitFor.Store(-1)
+}
+
+// deliver waits for the oldest item, frees its slot and emits its result;
+// a panic or Goexit of f is raised here, at the item's position. It
+// reports whether the consumer wants more.
+func (st *stream[In, Out]) deliver(emit func(In, Out) bool) bool {
+	k := st.head
+	st.await(k)
+	s := st.slot(k)
+	if s.pe != nil || s.exited {
+		st.foreign = true
+		if s.pe != nil {
+			panic(s.pe)
+		}
+		runtime.Goexit()
+	}
+	in, out := s.in, s.out
+	var zeroIn In
+	var zeroOut Out
+	s.in, s.out = zeroIn, zeroOut
+	st.head++
+	st.foreign = true
+	ok := emit(in, out)
+	st.foreign = false
+	return ok
+}
+
+// cleanup, however the consumer's loop ends, drops the items no one
+// started and waits for the ones running.
+func (st *stream[In, Out]) cleanup() {
+	for k := st.head; k < st.next; k++ {
+		s := st.slot(k)
+		if !s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotDropped)) {
+			st.block(k, s)
+		}
+		var zeroIn In
+		var zeroOut Out
+		s.in, s.out = zeroIn, zeroOut
+	}
+}
