@@ -3,6 +3,7 @@ package par
 import (
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,6 +123,10 @@ func (l *errLoop) closeMoot() {
 	for _, c := range l.open {
 		if l.moot(c.lo) {
 			close(*c.done.Load())
+			for _, a := range c.afters {
+				go a.f()
+			}
+			c.afters = nil
 		} else {
 			keep = append(keep, c)
 		}
@@ -165,6 +170,9 @@ type pieceCtx struct {
 	// l.mu), never changed after; closedChan if the piece was already moot.
 	// Read without the lock by Done's fast path.
 	done atomic.Pointer[chan struct{}]
+	// afters are the AfterFunc registrations not run or stopped yet; under
+	// l.mu. A piece with one is in l.open.
+	afters []*afterFunc
 }
 
 // closedChan is the Done channel of a piece that was moot when asked.
@@ -184,18 +192,55 @@ func (c *pieceCtx) Done() <-chan struct{} {
 	l := c.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return c.doneLocked()
+}
+
+// doneLocked makes the Done channel if it is not made yet. Under l.mu.
+func (c *pieceCtx) doneLocked() <-chan struct{} {
 	if d := c.done.Load(); d != nil {
 		return *d
 	}
-	if l.moot(c.lo) {
+	if c.l.moot(c.lo) {
 		c.done.Store(closedChan)
 	} else {
 		d := make(chan struct{})
 		c.done.Store(&d)
-		l.open = append(l.open, c)
+		c.l.open = append(c.l.open, c)
 	}
 	return *c.done.Load()
 }
+
+// AfterFunc arranges for f to run in its own goroutine once the piece's
+// context is done, as context.AfterFunc does; stop reports whether it
+// stopped f from being run. The context package looks for this method: a
+// context derived from a piece's (context.WithCancel, WithTimeout, ...)
+// then follows it without a goroutine of its own.
+func (c *pieceCtx) AfterFunc(f func()) (stop func() bool) {
+	l := c.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c.doneLocked()
+	if l.moot(c.lo) {
+		go f()
+		return func() bool { return false }
+	}
+	a := &afterFunc{f: f}
+	c.afters = append(c.afters, a)
+	return func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		i := slices.Index(c.afters, a)
+		if i < 0 {
+			return false
+		}
+		c.afters = slices.Delete(c.afters, i, i+1)
+		return true
+	}
+}
+
+// afterFunc is one AfterFunc registration (a pointer, so that stop finds
+// its own among equal funcs).
+type afterFunc struct{ f func() }
 
 // Err returns nil until the piece is moot; then the caller's ctx's error
 // if that ended it, else context.Canceled. It waits for Done to be closed

@@ -516,3 +516,29 @@ func FuzzErrLoops(f *testing.F) {
 		require.Equal(t, want, err)
 	})
 }
+
+// TestPieceContextAfterFunc checks the AfterFunc method the context package
+// uses for contexts derived from a piece's: a derived context ends with the
+// piece, a stopped registration never runs, and one made on a piece that
+// is already done runs at once.
+func TestPieceContextAfterFunc(t *testing.T) {
+	l := newErrLoop(t.Context())
+	right := l.piece(10)
+	derived, cancel := context.WithCancel(right)
+	defer cancel()
+	ran := make(chan struct{})
+	stopped := context.AfterFunc(right, func() { t.Error("a stopped AfterFunc ran") })
+	context.AfterFunc(right, func() { close(ran) })
+	require.True(t, stopped())
+	require.False(t, stopped(), "stopped twice")
+	require.NoError(t, derived.Err())
+	l.fail(3, errAt(3))
+	<-derived.Done()
+	<-ran
+	assert.ErrorIs(t, derived.Err(), context.Canceled)
+	late := make(chan struct{})
+	stop := context.AfterFunc(right, func() { close(late) })
+	<-late
+	assert.False(t, stop())
+	require.Equal(t, errAt(3), l.end())
+}
