@@ -68,5 +68,7 @@
 //
 // The per-element callback is called through a func value, which the
 // compiler does not inline: for the cheapest per-element work, Chunks or For
-// with a loop of your own keeps the callback inlined.
+// with a loop of your own keeps the callback inlined. So does a build with
+// a CPU profile of the program (go build -pgo, or a default.pgo beside the
+// main package): the compiler then inlines a hot callback into the loop.
 package par

@@ -26,6 +26,15 @@ ms=$(awk -v t="$benchtime" 'BEGIN { if (t ~ /ms$/) print t+0; else print (t+0)*1
 cargo build --release --offline --quiet
 rust=target/release/rayon-layer
 (cd .. && go test -c -o "$tmp/bench.test" .)
+# The go-pgo side: the same rows built with a CPU profile of a short run of
+# them (go test -pgo), as a user's program built with its default.pgo. The
+# compiler then devirtualizes each hot callback call in the layer's loops
+# and inlines the callback there.
+if [ "${PGO:-1}" = 1 ]; then
+	flock /tmp/bench.lock "$tmp/bench.test" -test.run '^$' -test.bench '^BenchmarkVsRayon$' -test.count 1 -test.cpu 2 \
+		-test.benchtime 0.2s -test.cpuprofile "$tmp/vsrayon.pgo" >/dev/null
+	(cd .. && go test -c -pgo="$tmp/vsrayon.pgo" -o "$tmp/bench-pgo.test" .)
+fi
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- ../.. 2>/dev/null || echo ' (working tree differs)')"
 
 "$tmp/bench.test" -test.run '^TestVsRayonAnswers$' -vsrayon-answers "$tmp/go-answers.txt" >/dev/null
@@ -40,6 +49,10 @@ gocmd="$tmp/bench.test -test.run '^\$' -test.bench '^BenchmarkVsRayon\$' -test.c
 for i in $(seq 1 "$count"); do
 	echo "round $i/$count" >&2
 	flock /tmp/bench.lock sh -c "$gocmd" | grep '^BenchmarkVsRayon' >>"$tmp/raw.txt"
+	if [ -x "$tmp/bench-pgo.test" ]; then
+		flock /tmp/bench.lock sh -c "$(echo "$gocmd" | sed 's|/bench.test |/bench-pgo.test |')" |
+			grep '^BenchmarkVsRayon' | sed 's|/side=go/|/side=go-pgo/|' >>"$tmp/raw.txt"
+	fi
 	flock /tmp/bench.lock "$rust" bench "$ms" >>"$tmp/raw.txt"
 done
 
@@ -56,13 +69,14 @@ virt=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p')
 	echo "# command: COUNT=$count BENCHTIME=$benchtime bash bench/rayon/compare.sh, that is $count rounds of"
 	echo "#          go test -c -o bench.test ./bench && ./bench.test -test.run '^\$' -test.bench '^BenchmarkVsRayon\$' -test.count 1 -test.cpu 2 -test.benchtime $benchtime"
 	echo "#          bench/rayon/target/release/rayon-layer bench $ms"
-	echo "#          each under flock /tmp/bench.lock, then benchstat -col /side raw.txt"
+	echo "#          and (side=go-pgo, unless PGO=0) the Go rows built with go test -c -pgo=<a CPU profile of one"
+	echo "#          -test.benchtime 0.2s run of them>, each under flock /tmp/bench.lock; then benchstat -col /side raw.txt"
 	echo "#"
 	echo "# impl: seq = the sequential code (Go: slices or a loop with the callback inlined; Rust: the"
 	echo "# std iterator), par1/par2 = the layer / rayon on a pool of 1 / 2 workers, called inside it."
 	echo
-	echo "## The criteria at 2 workers (medians): go/rust = par2 time ratio (target <= 1.2),"
-	echo "## speedup = seq/par2 on each side (target: go's >= rust's)"
+	echo "## The criteria at 2 workers (medians): /rust = par2 time over rust's par2 (target <= 1.2),"
+	echo "## speedup = seq/par2 of the side, rust sp = rust seq/par2 (target: speedup >= rust sp)"
 	echo
 	awk '
 	/^BenchmarkVsRayon/ {
@@ -76,13 +90,17 @@ virt=$(lscpu 2>/dev/null | sed -n 's/^Hypervisor vendor: *//p')
 		return m % 2 ? a[(m+1)/2] : (a[m/2] + a[m/2+1]) / 2
 	}
 	END {
-		printf "%-16s %12s %12s %8s %10s %10s  %s\n", "row", "go par2 ms", "rust par2 ms", "go/rust", "go speedup", "rust speedup", "met"
+		printf "%-16s %-6s %10s %10s %8s %10s %10s  %s\n", "row", "side", "par2 ms", "rust ms", "/rust", "speedup", "rust sp", "met"
 		for (i = 1; i <= rows; i++) {
 			r = order[i]
-			gs = median(r SUBSEP "go" SUBSEP "seq"); gp = median(r SUBSEP "go" SUBSEP "par2")
 			rs = median(r SUBSEP "rust" SUBSEP "seq"); rp = median(r SUBSEP "rust" SUBSEP "par2")
-			ratio = gp / rp; gsp = gs / gp; rsp = rs / rp
-			printf "%-16s %12.2f %12.2f %7.2fx %9.2fx %9.2fx  %s\n", r, gp / 1e6, rp / 1e6, ratio, gsp, rsp, (ratio <= 1.2 && gsp >= rsp) ? "yes" : "no"
+			for (g = 1; g <= 2; g++) {
+				side = g == 1 ? "go" : "go-pgo"
+				if (!n[r SUBSEP side SUBSEP "par2"]) continue
+				gs = median(r SUBSEP side SUBSEP "seq"); gp = median(r SUBSEP side SUBSEP "par2")
+				ratio = gp / rp; gsp = gs / gp; rsp = rs / rp
+				printf "%-16s %-6s %10.2f %10.2f %7.2fx %9.2fx %9.2fx  %s\n", r, side, gp / 1e6, rp / 1e6, ratio, gsp, rsp, (ratio <= 1.2 && gsp >= rsp) ? "yes" : "no"
+			}
 		}
 	}' "$tmp/raw.txt"
 	echo
