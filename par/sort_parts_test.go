@@ -381,4 +381,20 @@ func TestSortStableMergeGallops(t *testing.T) {
 	// The gallops find both ends in about 2·log2(n) comparisons each; the
 	// middle left to merge holds the elements between n/2 and n + n/2.
 	assert.Less(t, calls, n+n/4, "comparisons")
+
+	// b wholly before a, as in a reversed input, but for b's last
+	// element: a gallop, not a comparison per element of b.
+	for i := range a {
+		a[i] = sortRec{n + i, i}
+		b[i] = sortRec{i, n + i}
+	}
+	b[n-1] = sortRec{2 * n, -2}
+	slices.SortStableFunc(a, cmpRecKey)
+	slices.SortStableFunc(b, cmpRecKey)
+	want = append(append(want[:0], a...), b...)
+	slices.SortStableFunc(want, cmpRecKey)
+	calls = 0
+	mergeSeq(a, b, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
+	require.Equal(t, want, d)
+	assert.Less(t, calls, n/4, "comparisons, b before a")
 }

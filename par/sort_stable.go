@@ -251,9 +251,10 @@ func searchFirst(n int, f func(k int) bool) int {
 // taking from a on ties. When a's last element is not greater than b's
 // first, it only copies. Otherwise it first gallops over the ends that are
 // already in place, a's elements not greater than b's first and b's
-// elements not less than a's last, which it copies without comparing each
-// (so a nearly sorted input costs a few comparisons per merge, not one per
-// element), then merges the rest.
+// elements not less than a's last, and when a's first element is not in
+// place, b's elements less than it: it copies these without comparing each
+// (so a nearly sorted or a reversed input costs a few comparisons per
+// merge, not one per element), then merges the rest.
 func mergeSeq[E any](a, b, d []E, cmp func(a, b E) int) {
 	if len(a) == 0 || len(b) == 0 || !(cmp(b[0], a[len(a)-1]) < 0) {
 		copy(d[copy(d, a):], b)
@@ -266,6 +267,14 @@ func mergeSeq[E any](a, b, d []E, cmp func(a, b E) int) {
 	j := len(b) - gallopFirst(len(b), func(k int) bool { return cmp(b[len(b)-1-k], last) < 0 })
 	copy(d, a[:i])
 	copy(d[len(d)-(len(b)-j):], b[j:])
+	if i == 0 {
+		// b[:h] < a[0] <= b[h]: those come first (a reversed input's
+		// merges are all of this kind).
+		h := gallopFirst(j, func(k int) bool { return !(cmp(b[k], a[0]) < 0) })
+		copy(d, b[:h])
+		b, d = b[h:], d[h:]
+		j -= h
+	}
 	mergeKernel(a[i:], b[:j], d[i:len(d)-(len(b)-j)], cmp)
 }
 
