@@ -70,5 +70,6 @@
 // compiler does not inline: for the cheapest per-element work, Chunks or For
 // with a loop of your own keeps the callback inlined. So does a build with
 // a CPU profile of the program (go build -pgo, or a default.pgo beside the
-// main package): the compiler then inlines a hot callback into the loop.
+// main package) when the callback is a named function, not a function
+// literal: the compiler then inlines the hot one into the loop.
 package par
