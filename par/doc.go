@@ -77,5 +77,8 @@
 //
 // The per-element callback is called through a func value, which the
 // compiler does not inline: for the cheapest per-element work, Chunks or For
-// with a loop of your own keeps the callback inlined.
+// with a loop of your own keeps the callback inlined. So does a build with
+// a CPU profile of the program (go build -pgo, or a default.pgo beside the
+// main package) when the callback is a named function, not a function
+// literal: the compiler then inlines the hot one into the loop.
 package par

@@ -49,16 +49,15 @@ func Reduce[S ~[]E, E any](r blitz.Runner, s S, identity E, op func(a, b E) E) E
 // parallel; 0 for an empty s. Integer sums wrap as a loop's do. A
 // floating-point sum adds the same numbers in another grouping than a loop
 // from the left, so it may differ from it in the last bits, and from one
-// call to the next when the pool's worker count differs.
+// call to the next when the pool's worker count differs: s is cut into
+// pieces whose sums are added in index order, and each piece is summed in
+// four interleaved running sums (elements 0, 4, 8, ... of the piece in the
+// first, 1, 5, 9, ... in the second, and so on) added together at the end
+// of the piece, ((first + second) + (third + fourth)), then its last few
+// elements from the left.
 func Sum[S ~[]E, E Number](r blitz.Runner, s S) E {
 	checkRunner("Sum", r)
-	sum := func(lo, hi int) E {
-		var acc E
-		for _, x := range s[lo:hi] {
-			acc += x
-		}
-		return acc
-	}
+	sum := func(lo, hi int) E { return sumKernel(s[lo:hi]) }
 	if inlineOnCaller(r, len(s)) {
 		return sum(0, len(s))
 	}
@@ -114,17 +113,10 @@ func extreme[S ~[]E, E cmp.Ordered](name string, r blitz.Runner, s S, isMax bool
 		return zero, false
 	}
 	leaf := func(lo, hi int) E {
-		m := s[lo]
 		if isMax {
-			for _, x := range s[lo+1 : hi] {
-				m = max(m, x)
-			}
-		} else {
-			for _, x := range s[lo+1 : hi] {
-				m = min(m, x)
-			}
+			return maxKernel(s[lo:hi])
 		}
-		return m
+		return minKernel(s[lo:hi])
 	}
 	combine := func(a, b E) E {
 		if isMax {

@@ -3,6 +3,7 @@ package par
 import (
 	"cmp"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -340,4 +341,60 @@ func TestSortSearchFirst(t *testing.T) {
 			require.Equal(t, k, got, fmt.Sprintf("n=%d k=%d", n, k))
 		}
 	}
+}
+
+// TestSortGallopFirst pins gallopFirst's answer and its cost: about
+// 2·log2(k) probes for an answer k, one for k = 0, whatever n.
+func TestSortGallopFirst(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 9, 100, 1 << 20} {
+		for _, k := range []int{0, 1, 2, 3, 5, 8, 64, 99, 100, n - 1, n} {
+			if k < 0 || k > n {
+				continue
+			}
+			probes := 0
+			got := gallopFirst(n, func(i int) bool { probes++; return i >= k })
+			require.Equal(t, k, got, "n=%d k=%d", n, k)
+			assert.LessOrEqualf(t, probes, 2*bits.Len(uint(k))+1, "n=%d k=%d: probes", n, k)
+		}
+	}
+}
+
+// TestSortStableMergeGallops shows the merge's gallop: two runs in place
+// but for one element cost a few comparisons each, not one per element.
+func TestSortStableMergeGallops(t *testing.T) {
+	const n = 1 << 12
+	a, b := make([]sortRec, n), make([]sortRec, n)
+	for i := range a {
+		a[i] = sortRec{i, i}
+		b[i] = sortRec{n + i, n + i}
+	}
+	b[0] = sortRec{n / 2, -1} // one element of b belongs inside a
+	a[n-1] = sortRec{n + n/2, -2}
+	slices.SortStableFunc(a, cmpRecKey)
+	slices.SortStableFunc(b, cmpRecKey)
+	want := append(append([]sortRec{}, a...), b...)
+	slices.SortStableFunc(want, cmpRecKey)
+	calls := 0
+	d := make([]sortRec, 2*n)
+	mergeSeq(a, b, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
+	require.Equal(t, want, d)
+	// The gallops find both ends in about 2·log2(n) comparisons each; the
+	// middle left to merge holds the elements between n/2 and n + n/2.
+	assert.Less(t, calls, n+n/4, "comparisons")
+
+	// b wholly before a, as in a reversed input, but for b's last
+	// element: a gallop, not a comparison per element of b.
+	for i := range a {
+		a[i] = sortRec{n + i, i}
+		b[i] = sortRec{i, n + i}
+	}
+	b[n-1] = sortRec{2 * n, -2}
+	slices.SortStableFunc(a, cmpRecKey)
+	slices.SortStableFunc(b, cmpRecKey)
+	want = append(append(want[:0], a...), b...)
+	slices.SortStableFunc(want, cmpRecKey)
+	calls = 0
+	mergeSeq(a, b, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
+	require.Equal(t, want, d)
+	assert.Less(t, calls, n/4, "comparisons, b before a")
 }

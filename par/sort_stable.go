@@ -249,12 +249,50 @@ func searchFirst(n int, f func(k int) bool) int {
 
 // mergeSeq merges the sorted a and b into d (len(a)+len(b) elements),
 // taking from a on ties. When a's last element is not greater than b's
-// first, it only copies.
+// first, it only copies. Otherwise it first gallops over the ends that are
+// already in place, a's elements not greater than b's first and b's
+// elements not less than a's last, and when a's first element is not in
+// place, b's elements less than it: it copies these without comparing each
+// (so a nearly sorted or a reversed input costs a few comparisons per
+// merge, not one per element), then merges the rest.
 func mergeSeq[E any](a, b, d []E, cmp func(a, b E) int) {
 	if len(a) == 0 || len(b) == 0 || !(cmp(b[0], a[len(a)-1]) < 0) {
 		copy(d[copy(d, a):], b)
 		return
 	}
+	// a[:i] <= b[0] < a[i]: i < len(a), since b[0] < a's last.
+	i := gallopFirst(len(a), func(k int) bool { return cmp(b[0], a[k]) < 0 })
+	// b[j-1] < a's last <= b[j]: j > 0, since b[0] < a's last.
+	last := a[len(a)-1]
+	j := len(b) - gallopFirst(len(b), func(k int) bool { return cmp(b[len(b)-1-k], last) < 0 })
+	copy(d, a[:i])
+	copy(d[len(d)-(len(b)-j):], b[j:])
+	if i == 0 {
+		// b[:h] < a[0] <= b[h]: those come first (a reversed input's
+		// merges are all of this kind).
+		h := gallopFirst(j, func(k int) bool { return !(cmp(b[k], a[0]) < 0) })
+		copy(d, b[:h])
+		b, d = b[h:], d[h:]
+		j -= h
+	}
+	mergeKernel(a[i:], b[:j], d[i:len(d)-(len(b)-j)], cmp)
+}
+
+// gallopFirst returns the first k in [0, n) for which f is true, or n; f is
+// false then true over [0, n). It probes 0, 1, 3, 7, ... before a binary
+// search between the last two probes, so an answer k costs about 2·log2(k)
+// calls of f, one for k = 0.
+func gallopFirst(n int, f func(k int) bool) int {
+	lo, hi := 0, 0 // f is false below lo; hi is the next probe
+	for hi < n && !f(hi) {
+		lo, hi = hi+1, 2*hi+1
+	}
+	hi = min(hi, n)
+	return lo + searchFirst(hi-lo, func(k int) bool { return f(lo + k) })
+}
+
+// mergeKernel merges the sorted a and b into d, taking from a on ties.
+func mergeKernel[E any](a, b, d []E, cmp func(a, b E) int) {
 	i, j, k := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if cmp(b[j], a[i]) < 0 {
