@@ -450,7 +450,7 @@ func TestForErrExtremeRanges(t *testing.T) {
 			var wide atomic.Int64
 			err := layerCall(t, lr, func(r blitz.Runner) error {
 				return ForErr(t.Context(), r, c.lo, c.hi, c.grain, func(_ context.Context, _ *blitz.Worker, lo, hi int) error {
-					if uint(hi)-uint(lo) > uint(c.grain) {
+					if uint(hi)-uint(lo) > uint(max(c.grain, 2*lr.minLen)) { // a MinLen minimum wins over the grain
 						wide.Add(1)
 					}
 					if lo == c.lo {
