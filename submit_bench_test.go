@@ -172,3 +172,251 @@ func (s *chanPhaser) wait(n int) {
 }
 
 func (s *chanPhaser) close() { close(s.ch); <-s.done }
+
+// BenchmarkSubmitWorkers is the server's submission at a given number of
+// workers: one goroutine submits tasks fire-and-forget, then waits until
+// all ran (the bench module's submit workload, in this package so that a
+// change to the injector is measured without rebuilding the peers). Every
+// task bumps a counter and marks a WaitGroup done. ns/task is the whole
+// cost of a task, the submitter's and the workers' time overlapped;
+// cpu-ns/task is the CPU time the process spent per task (Linux), which a
+// machine busy with other work inflates less than the wall time.
+//
+//   - impl=chan-workers: workers goroutines receiving from a buffered
+//     channel, the hand-written pool.
+//   - impl=blitz/pool=fresh: a pool that ran nothing else.
+//   - impl=blitz/pool=aged: a pool that first ran other work (ageServer):
+//     fork-join, scopes, round trips, a long stream of tasks, as a server's
+//     pool has.
+func BenchmarkSubmitWorkers(b *testing.B) {
+	const tasks = 10000
+	for _, workers := range []int{1, 2} {
+		for _, impl := range []string{"chan-workers", "blitz/pool=fresh", "blitz/pool=aged"} {
+			b.Run(fmt.Sprintf("impl=%s/workers=%d", impl, workers), func(b *testing.B) {
+				var ran atomic.Int64
+				var wg sync.WaitGroup
+				task := func() { ran.Add(1); wg.Done() }
+				var submit func(n int)
+				if impl == "chan-workers" {
+					ch := make(chan func(), 1024)
+					var exited sync.WaitGroup
+					exited.Add(workers)
+					for range workers {
+						go func() {
+							defer exited.Done()
+							for f := range ch {
+								f()
+							}
+						}()
+					}
+					defer func() { close(ch); exited.Wait() }()
+					submit = func(n int) {
+						for range n {
+							ch <- task
+						}
+					}
+				} else {
+					p, err := New(WithWorkers(workers))
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer p.Close()
+					if impl == "blitz/pool=aged" {
+						ageServer(b, p)
+					}
+					wtask := func(*Worker) { task() }
+					submit = func(n int) {
+						for range n {
+							if err := p.Go(wtask); err != nil {
+								b.Fatal(err)
+							}
+						}
+					}
+				}
+				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
+				for b.Loop() {
+					ran.Store(0)
+					wg.Add(tasks)
+					submit(tasks)
+					wg.Wait()
+					if got := ran.Load(); got != tasks {
+						b.Fatalf("%d tasks ran, want %d", got, tasks)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/tasks, "ns/task")
+				if cpu1, ok := processCPU(); ok && cpuOK {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/tasks, "cpu-ns/task")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkRoundTrip is the submit-and-wait round trip of a handler: each of
+// GOMAXPROCS goroutines (b.RunParallel; run it with -cpu 1,2) calls Do on a
+// pool of GOMAXPROCS workers and waits for the result, against the bare
+// hand-off a handler could write instead, a new goroutine that answers on
+// a channel (api=go-chan). pool=aged is a pool that ran other work first
+// (ageServer).
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, pool := range []string{"fresh", "aged"} {
+		b.Run("api=do/pool="+pool, func(b *testing.B) {
+			p, err := New()
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			if pool == "aged" {
+				ageServer(b, p)
+				b.ResetTimer()
+			}
+			fn := func(*Worker) int { return 1 }
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					Do(p, fn)
+				}
+			})
+		})
+	}
+	b.Run("api=go-chan", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			done := make(chan int)
+			for pb.Next() {
+				go func() { done <- 1 }()
+				<-done
+			}
+		})
+	})
+}
+
+// ageServer runs on p what a server's pool has run before a measurement:
+// fork-join trees, scopes, round trips from several goroutines and a long
+// stream of submitted tasks, then waits until all of it finished.
+func ageServer(b *testing.B, p *Pool) {
+	b.Helper()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				Do(p, func(w *Worker) int {
+					if i%100 == 0 {
+						return benchFibJoin(w, 15+g)
+					}
+					var n atomic.Int64
+					w.Scope(func(s *Scope) {
+						for range 4 {
+							s.Spawn(func(*Worker, *Scope) { n.Add(1) })
+						}
+					})
+					return int(n.Load())
+				})
+			}
+		}()
+	}
+	const stream = 200000
+	wg.Add(stream)
+	for range stream {
+		if err := p.Go(func(*Worker) { wg.Done() }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wg.Wait()
+}
+
+// benchFibJoin is fib by binary joins.
+func benchFibJoin(w *Worker, n int) int {
+	if n < 2 {
+		return n
+	}
+	a, c := Join(w, func(w *Worker) int { return benchFibJoin(w, n-1) }, func(w *Worker) int { return benchFibJoin(w, n-2) })
+	return a + c
+}
+
+// BenchmarkSubmitDrain isolates the consumers' side of submission at 2
+// workers: the queue is filled while every worker is held (untimed), then
+// the clock runs while the workers drain it, as they do after a burst. Here
+// the workers contend for the queue's head alone, with no producer. The
+// twin impl=chan-workers drains a buffered channel with 2 goroutines.
+func BenchmarkSubmitDrain(b *testing.B) {
+	const tasks, workers = 10000, 2
+	for _, impl := range []string{"chan-workers", "blitz"} {
+		b.Run(fmt.Sprintf("impl=%s/workers=%d", impl, workers), func(b *testing.B) {
+			var wg sync.WaitGroup
+			task := func() { wg.Done() }
+			var hold func(gate chan struct{})
+			var submit func()
+			if impl == "chan-workers" {
+				ch := make(chan func(), tasks+workers)
+				for range workers {
+					go func() {
+						for f := range ch {
+							f()
+						}
+					}()
+				}
+				defer close(ch)
+				hold = func(gate chan struct{}) {
+					var held sync.WaitGroup
+					held.Add(workers)
+					for range workers {
+						ch <- func() { held.Done(); <-gate }
+					}
+					held.Wait()
+				}
+				submit = func() {
+					for range tasks {
+						ch <- task
+					}
+				}
+			} else {
+				p, err := New(WithWorkers(workers))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				hold = func(gate chan struct{}) {
+					var held sync.WaitGroup
+					held.Add(workers)
+					for range workers {
+						if err := p.Go(func(*Worker) { held.Done(); <-gate }); err != nil {
+							b.Fatal(err)
+						}
+					}
+					held.Wait()
+				}
+				wtask := func(*Worker) { task() }
+				submit = func() {
+					for range tasks {
+						if err := p.Go(wtask); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			b.ReportAllocs()
+			var cpu int64
+			for b.Loop() {
+				b.StopTimer()
+				gate := make(chan struct{})
+				hold(gate)
+				wg.Add(tasks)
+				submit()
+				c0, _ := processCPU()
+				b.StartTimer()
+				close(gate)
+				wg.Wait()
+				b.StopTimer()
+				c1, _ := processCPU()
+				cpu += c1 - c0
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/tasks, "ns/task")
+			b.ReportMetric(float64(cpu)/float64(b.N)/tasks, "cpu-ns/task")
+		})
+	}
+}
