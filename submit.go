@@ -479,20 +479,30 @@ func doContextFrom[T any](ctx context.Context, w *Worker, p *Pool, fn func(w *Wo
 // signals nobody) and a started one is never reported as withdrawn (its
 // caller, losing the withdraw, waits for done or stops waiting on a
 // running task). Only DoContext and TryDo ever withdraw.
+//
+// Every Run, Do and DoContext allocates one, so its fields are ordered to
+// fit a small size class (64 bytes for a word-sized T): a Goexit is
+// recorded as the goexitMark panic rather than in a field of its own.
 type callJob[T any] struct {
-	fn       func(*Worker) T
-	result   T             // written by the worker before the signal
-	panicked *PanicError   // likewise
-	goexit   bool          // likewise
+	fn     func(*Worker) T
+	result T // written by the worker before the signal
+	// panicked is the task's panic, goexitMark for a Goexit, nil if fn
+	// returned: written by the worker before the signal.
+	panicked *PanicError
 	done     chan struct{} // one send by the worker (signal), one receive by the caller (doneChans)
-	latch    sleep.CoreLatch
 	waiter   *Worker
 	ctx      context.Context // DoContext's and TryDo's; nil for Run and Do
+	latch    sleep.CoreLatch
 
 	// state: callQueued, then callStarted (start) or callWithdrawn
 	// (withdraw), for good.
 	state atomic.Uint32
 }
+
+// goexitMark is callJob.panicked for a task that called runtime.Goexit. It
+// is never handed to anybody: the outcome turns it into a Goexit or
+// ErrGoexit.
+var goexitMark = &PanicError{}
 
 const (
 	callQueued = iota
@@ -540,7 +550,10 @@ func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	if j.state.Load() == callWithdrawn {
 		return
 	}
-	j.panicked, j.goexit = pe, goexit
+	j.panicked = pe
+	if goexit {
+		j.panicked = goexitMark
+	}
 	outside := j.done != nil
 	j.signal() // the caller may return and reuse done from here
 	if !outside {
@@ -592,24 +605,24 @@ func newDone() chan struct{} { return doneChans.Get().(chan struct{}) }
 // (DoContext's and TryDo's shape).
 func (j *callJob[T]) outcomeErr() (T, error) {
 	var zero T
-	switch {
-	case j.panicked != nil:
-		return zero, j.panicked
-	case j.goexit:
+	switch j.panicked {
+	case nil:
+		return j.result, nil
+	case goexitMark:
 		return zero, ErrGoexit
 	}
-	return j.result, nil
+	return zero, j.panicked
 }
 
 // outcome returns the result or re-raises the task's panic or Goexit.
 func (j *callJob[T]) outcome() T {
-	if j.panicked != nil {
-		panic(j.panicked)
-	}
-	if j.goexit {
+	switch j.panicked {
+	case nil:
+		return j.result
+	case goexitMark:
 		runtime.Goexit()
 	}
-	return j.result
+	panic(j.panicked)
 }
 
 // submit accepts a task from any goroutine. With a full bounded queue it

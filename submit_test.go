@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -1076,4 +1077,20 @@ func TestAbandonedDoneChannelNotReused(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestCallJobSize pins the size of the job every Run, Do and DoContext
+// allocates: 64 bytes with a word-sized result, the allocator's size class
+// below 80 (a Goexit is kept in panicked, not in a field of its own).
+func TestCallJobSize(t *testing.T) {
+	assert.EqualValues(t, 64, unsafe.Sizeof(callJob[int]{}), "callJob[int]")
+	assert.EqualValues(t, 56, unsafe.Sizeof(callJob[struct{}]{}), "callJob[struct{}]")
+	p, err := New(WithWorkers(1))
+	require.NoError(t, err)
+	defer p.Close()
+	fn := func(*Worker) int { return 1 }
+	Do(p, fn) // the done channel pool warm
+	// The job; the injector's block per injBlockSize tasks is below the
+	// integer average.
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { Do(p, fn) }), "allocations per Do")
 }
