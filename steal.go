@@ -39,7 +39,7 @@ func (w *Worker) steal() (jobRef, bool) {
 	if len(w.tiers) == 0 {
 		return 0, false
 	}
-	workers := w.pool.workers
+	workers := w.pool.workerList()
 	for pass := 0; pass < maxStealPasses; pass++ {
 		retry := false
 		for _, tier := range w.tiers {
@@ -82,7 +82,7 @@ func (w *Worker) steal() (jobRef, bool) {
 // a pool's memory quadratic in its size). Victim k, for k in [0, n-1), is
 // flatVictim(w.index, n, k).
 func (w *Worker) stealFlat() (jobRef, bool) {
-	workers := w.pool.workers
+	workers := w.pool.workerList()
 	n := len(workers)
 	m := n - 1 // victims
 	if m == 0 {

@@ -98,10 +98,6 @@ import (
 // running a task of its scope. Those jobs still run, on their owners and
 // on idle workers; only the waiter stays out.
 
-// idle is the worker's loop at the bottom of its goroutine: it serves the
-// pool until Close Sets the terminate latch.
-func (w *Worker) idle() { w.serve(&w.terminate, waitTerminate) }
-
 // serve runs any work until l is Set, and sleeps through the sleep protocol
 // when there is none (rayon-core's loop). It never spins or yields forever:
 // after the sleep package's idle rounds the worker parks. It runs at the
@@ -116,6 +112,9 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 	idle := s.StartLooking(w.index)
 	w.pool.idleCheck()
 	for !l.Probe() {
+		if w.requests.pending() {
+			w.runRequests()
+		}
 		if wk, ok := w.findWork(); ok {
 			s.WorkFound()
 			// Run whatever else is there before counting this worker
@@ -132,6 +131,9 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				w.execute(wk)
 				if l.Probe() {
 					break
+				}
+				if w.requests.pending() {
+					w.runRequests()
 				}
 				if wk, ok = w.findWork(); !ok {
 					break
@@ -191,6 +193,9 @@ func (w *Worker) waitJoin(f *frame) {
 	s := w.pool.sleep
 	rounds := 0
 	for !f.latch.Probe() {
+		if w.requests.pending() {
+			w.runLent((*Worker).runRequests) // off the joining goroutine: broadcast.go
+		}
 		// The joiner's deque was empty when the wait began (rule 1 above);
 		// what is in it now was pushed by jobs it ran while waiting, and
 		// descends from the stolen half: a scope's task stolen from the
@@ -203,7 +208,7 @@ func (w *Worker) waitJoin(f *frame) {
 			continue
 		}
 		if t := f.thief.Load(); t != 0 {
-			thief := w.pool.workers[t-1]
+			thief := w.pool.workerList()[t-1]
 			r, st := thief.deque.StealIf(func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 })
 			switch st {
 			case deque.Success:
@@ -230,6 +235,9 @@ func (w *Worker) waitScope(st *scopeState) {
 	s := w.pool.sleep
 	rounds := 0
 	for !st.latch.Probe() {
+		if w.requests.pending() {
+			w.runLent((*Worker).runRequests) // off the waiting goroutine: broadcast.go
+		}
 		if r, ok := w.deque.Pop(); ok {
 			w.execute(work{ref: r})
 			rounds = 0
@@ -248,7 +256,7 @@ func (w *Worker) waitScope(st *scopeState) {
 // stealInScope steals a job from a worker that runs a task of st, pushed
 // while it runs it.
 func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
-	workers := w.pool.workers
+	workers := w.pool.workerList()
 	n := len(workers)
 	start := int(w.nextRand() % uint64(n))
 	for i := 0; i < n; i++ {

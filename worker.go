@@ -38,8 +38,18 @@ type Worker struct {
 	index int
 	deque *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
 	tiers [][]int              // steal victims, nearest tier first
-	alone bool                 // the pool has one worker
 	cpu   int                  // the CPU the placement chose, -1 for none (placement.go)
+	// parker is the worker's parking primitive, handed to the sleep
+	// protocol when the worker is made (New, Resize).
+	parker sleep.Parker
+
+	// alone is true while the pool is sized to one worker: push then skips
+	// the sleep protocol (nobody else takes work). Stored by New and
+	// Resize under the resize lock, loaded by the owner on every push.
+	// sync/atomic (a plain load on amd64). A stale true after a grow only
+	// skips a wake the new workers, awake when they start, do not need to
+	// find the job; a stale false costs a counters load.
+	alone atomic.Bool
 
 	_ atomics.Pad
 
@@ -51,6 +61,7 @@ type Worker struct {
 	waitKind  waitKind // what the innermost wait (wait.go) waits for
 	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
 	shared    bool     // the idle loop's last job pushed or offered work (handoffRounds)
+	hooked    bool     // the start hook ran on this goroutine, the exit hook not since (resize.go)
 
 	// groupTask is the innermost Group task this worker is running, nil for
 	// none; the tasks below it are linked through groupTask.below
@@ -76,9 +87,24 @@ type Worker struct {
 	// nothing while it is not 0.
 	lent atomic.Uint32
 
-	// terminate is Set by Close after the pool drained; the idle loop
-	// returns when it observes it. Set wakes the worker if it sleeps on it.
+	// terminate is Set by Close after the pool drained, and by Resize and
+	// Broadcast to make the idle loop look at the pool's size and the
+	// worker's requests (resize.go: the kick); the idle loop returns when
+	// it observes it. Set wakes the worker if it sleeps on it.
 	terminate sleep.CoreLatch
+
+	// dormant is the latch a retired worker sleeps on until Resize brings
+	// it back or Close ends it (resize.go).
+	dormant sleep.CoreLatch
+
+	// retired is true from when the worker retired until it serves again
+	// (resize.go). Stored by the worker goroutine, loaded by tests.
+	// sync/atomic.
+	retired atomic.Bool
+
+	// requests are the Broadcast calls addressed to this worker
+	// (broadcast.go).
+	requests requestBox
 
 	// pin is the outcome of the worker goroutine's pin attempt (nil until
 	// the first goroutine made it; placement.go). Stored by the worker
@@ -188,7 +214,7 @@ const (
 // there is nobody to wake and nobody sleepy to notice the job.
 func (w *Worker) push(r jobRef) {
 	w.shared = true
-	if w.alone {
+	if w.alone.Load() {
 		w.deque.Push(r)
 		return
 	}
@@ -227,7 +253,9 @@ func (w *Worker) run() {
 			// gets here to crash the program). Deferred joins and
 			// scopes on the way up have completed their waits, so the
 			// worker's deque and frames are consistent: hand the same
-			// worker to a new goroutine.
+			// worker to a new goroutine, which runs the start hook
+			// again after this one's exit hook.
+			w.exitHook()
 			p.respawns.Add(1)
 			p.startWorker(w)
 		}
@@ -241,7 +269,7 @@ func (w *Worker) run() {
 	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
 	running.Set(w)
 	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
-		func(context.Context) { w.idle() })
+		func(context.Context) { w.life() })
 	normal = true
 }
 
