@@ -79,15 +79,15 @@ func (w *Worker) runRequests() {
 
 // broadcast is one Broadcast call.
 type broadcast[T any] struct {
-	fn      func(*Worker) T
-	results []T
-	left    atomic.Int32 // shares not yet finished
-	mu      sync.Mutex   // guards panicked and goexit
+	fn       func(*Worker) T
+	results  []T
+	left     atomic.Int32 // shares not yet finished
+	mu       sync.Mutex   // guards panicked and goexit
 	panicked *PanicError
-	goexit  bool
-	done    chan struct{} // closed by the last share, for a caller outside the pool
-	latch   sleep.CoreLatch
-	waiter  *Worker // the caller's worker when the caller is a task (of any pool)
+	goexit   bool
+	done     chan struct{} // closed by the last share, for a caller outside the pool
+	latch    sleep.CoreLatch
+	waiter   *Worker // the caller's worker when the caller is a task (of any pool)
 }
 
 // share runs fn on w and records the outcome; the last share signals the

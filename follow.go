@@ -23,15 +23,16 @@ import (
 //     after its last job, then no timer at all: nothing wakes up while the
 //     workers are parked (a profile of an idle server shows nothing).
 //   - a worker that wakes from a park (a slow path already, a futex or
-//     channel wake) marks the follower pending and, if the timer is
-//     disarmed, arms it: at once if GOMAXPROCS differs from the size, after
-//     followPeriod otherwise.
+//     channel wake) or finds work after it ran out of work marks the
+//     follower pending and, if the timer is disarmed, arms it: at once if
+//     GOMAXPROCS differs from the size, after followPeriod otherwise.
 //
-// So a change is applied within followPeriod while the pool works, and at
-// the first wake of a worker after it when the pool was idle (what an idle
-// pool's size is does not matter until then). The cost is a tick per
-// followPeriod while busy (microseconds), and on a worker's wake one atomic
-// load, plus a store and a GOMAXPROCS read when it arms the timer.
+// So a change is applied within followPeriod while the pool works, and when
+// an idle pool gets work, at once (what an idle pool's size is does not
+// matter until then). The cost is a tick per followPeriod while busy
+// (microseconds: a runtime lock, a sum over the workers), and on a worker's
+// wake or return to work two atomic loads, plus a store once per tick and
+// a GOMAXPROCS read when it arms the timer.
 //
 // Disarming races with arming: the tick stores armed false and then loads
 // pending; a waking worker stores pending and then CASes armed. Both
@@ -53,6 +54,8 @@ type follower struct {
 	// pending says that a worker woke since the last tick. Stored true by
 	// waking workers, swapped false by the tick. sync/atomic.
 	pending atomic.Bool
+	// period is followPeriod but in tests. Immutable after New.
+	period time.Duration
 	// last is the executed sum the previous tick saw; the tick's alone.
 	last uint64
 	// ticked, if set, is called by every tick, under the resize lock,
@@ -68,7 +71,7 @@ func (p *Pool) startFollowing() {
 		return
 	}
 	f.armed.Store(true)
-	f.timer = time.AfterFunc(followPeriod, p.followTick)
+	f.timer = time.AfterFunc(f.period, p.followTick)
 }
 
 // stopFollowing stops the timer, under the resize lock, as Close stops the
@@ -84,15 +87,19 @@ func (p *Pool) followSize() int {
 	return min(max(runtime.GOMAXPROCS(0), 1), p.maxWorkers)
 }
 
-// followWake is called by a worker that woke from a park.
+// followWake is called by a worker that woke from a park or found work
+// after it was idle: it marks the follower pending (a load, and a store once
+// per tick at most) and arms the timer if it is disarmed.
 func (p *Pool) followWake() {
 	f := p.follower
-	if f == nil || f.armed.Load() {
+	if f == nil {
 		return
 	}
-	f.pending.Store(true)
-	if f.armed.CompareAndSwap(false, true) {
-		d := followPeriod
+	if !f.pending.Load() {
+		f.pending.Store(true)
+	}
+	if !f.armed.Load() && f.armed.CompareAndSwap(false, true) {
+		d := f.period
 		if p.followSize() != int(p.size.Load()) {
 			d = 0
 		}
@@ -108,6 +115,9 @@ func (p *Pool) followTick() {
 	if p.closeStarted.Load() {
 		return // stays armed: nobody arms it again
 	}
+	// pending first: a worker that woke after this Swap leaves it set for
+	// the next tick, which reads GOMAXPROCS after the wake.
+	woke := f.pending.Swap(false)
 	if n := p.followSize(); n != int(p.size.Load()) {
 		_ = p.resizeLocked(n) // an error (the thread limit) leaves the size; the next tick tries again
 	}
@@ -117,13 +127,13 @@ func (p *Pool) followTick() {
 	sum := p.executedSum()
 	busy := sum != f.last
 	f.last = sum
-	if f.pending.Swap(false) || busy {
-		f.timer.Reset(followPeriod)
+	if woke || busy {
+		f.timer.Reset(f.period)
 		return
 	}
 	f.armed.Store(false)
 	if f.pending.Load() && f.armed.CompareAndSwap(false, true) {
-		f.timer.Reset(followPeriod)
+		f.timer.Reset(f.period)
 	}
 }
 

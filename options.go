@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/blitz-go/blitz/sleep"
 )
@@ -25,6 +26,8 @@ type config struct {
 	sampleEvery  int             // WithLatencySampling; 0: the default
 	yield        func()          // tests only: replaces the backend's idle-round yield
 	follow       bool            // no WithWorkers: the pool follows GOMAXPROCS (follow.go)
+	followHook   func(size int)  // tests only: the follower's tick hook
+	followPeriod time.Duration   // tests only: the follower's period; 0: followPeriod
 	workerStart  func(id int)    // WithWorkerStart
 	workerExit   func(id int)    // WithWorkerExit
 	errs         []error

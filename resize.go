@@ -113,7 +113,10 @@ func (p *Pool) initResizing(c *config, n int) {
 	}
 	p.workerStart, p.workerExit = c.workerStart, c.workerExit
 	if c.follow {
-		p.follower = new(follower)
+		p.follower = &follower{ticked: c.followHook, period: followPeriod}
+		if c.followPeriod > 0 {
+			p.follower.period = c.followPeriod
+		}
 	}
 }
 
