@@ -128,9 +128,9 @@ func TestBroadcastPanicsAndBadInput(t *testing.T) {
 // broadcast's result has the size of the pool at some point of the storm,
 // every share ran on the worker of its index, and once.
 func TestBroadcastResizeStorm(t *testing.T) {
-	rounds := 100
+	rounds := 40
 	if testing.Short() {
-		rounds = 30
+		rounds = 15
 	}
 	for _, k := range testParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {

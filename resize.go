@@ -280,6 +280,7 @@ func (w *Worker) afterServe() {
 // hook.
 func (w *Worker) retire() {
 	p := w.pool
+	w.startHook() // a replacement goroutine (Goexit) may retire before it served
 	ran := false
 	for {
 		r, ok := w.deque.Pop()
@@ -316,10 +317,17 @@ func (w *Worker) sleepDormant() bool {
 		if p.stopping.Load() {
 			return false
 		}
-		w.runRequests()
 		if !w.retiring() {
 			w.retired.Store(false)
 			return true
+		}
+		if w.requests.pending() {
+			// Posted while the pool had grown back over this worker,
+			// which a shrink retired again before it served: it runs
+			// them between its hooks, as it would have served them.
+			w.startHook()
+			w.runRequests()
+			w.exitHook()
 		}
 	}
 }

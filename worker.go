@@ -247,6 +247,9 @@ func (w *Worker) run() {
 	p := w.pool
 	normal := false
 	defer func() {
+		if !normal {
+			w.exitHook() // still on the worker's goroutine: before Clear
+		}
 		running.Clear() // before the goroutine ends (current.go)
 		if !normal {
 			// A task called runtime.Goexit (a panic on a worker only
@@ -255,7 +258,6 @@ func (w *Worker) run() {
 			// worker's deque and frames are consistent: hand the same
 			// worker to a new goroutine, which runs the start hook
 			// again after this one's exit hook.
-			w.exitHook()
 			p.respawns.Add(1)
 			p.startWorker(w)
 		}
