@@ -126,7 +126,7 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 	// Pop's first look, since the deque is rarely empty here. Both inline.
 	ref := frameRef(w.index, d)
 	var r jobRef
-	if w.alone.Load() {
+	if w.alone {
 		r, ok = w.deque.PopUnshared()
 	} else {
 		r, ok = w.deque.PopFenced()
@@ -198,7 +198,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 	// Take b back, as in JoinArgs.
 	ref := frameRef(w.index, d)
 	var r jobRef
-	if w.alone.Load() {
+	if w.alone {
 		r, ok = w.deque.PopUnshared()
 	} else {
 		r, ok = w.deque.PopFenced()

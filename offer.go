@@ -118,7 +118,7 @@ func (w *Worker) offerPending() {
 	}
 	w.stats.add(&w.stats.offered, uint64(n))
 	w.shared = true
-	if !w.alone.Load() {
+	if !w.alone {
 		w.pool.sleep.NewInternalJobs(n, wasEmpty)
 		w.nudgeAsker()
 	}

@@ -184,7 +184,8 @@ func New(opts ...Option) (*Pool, error) {
 	p.initResizing(&c, n)
 	for i := range ws {
 		w := p.newWorker(i)
-		w.alone.Store(n == 1)
+		w.alone = n == 1
+		w.stealable.Store(n != 1)
 		if pl.tiers != nil {
 			w.tiers = pl.tiers[i]
 		}
@@ -220,6 +221,7 @@ func (p *Pool) newWorker(i int) *Worker {
 		cpu:   -1,
 	}
 	w.frames.init(i)
+	w.seenSize = int32(p.size.Load())
 	w.parker = &countingParker{Parker: p.backend.newParker(), w: w}
 	return w
 }

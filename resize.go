@@ -171,9 +171,6 @@ func (p *Pool) resizeLocked(n int) error {
 		}
 	}
 	p.size.Store(int32(n))
-	for _, w := range ws[:max(old, n)] {
-		w.alone.Store(n == 1)
-	}
 	if n < old {
 		for _, w := range ws[n:old] {
 			w.kick()
@@ -204,6 +201,8 @@ func (p *Pool) addWorkers(ws []*Worker, n int) ([]*Worker, error) {
 	parkers := make([]sleep.Parker, 0, k)
 	for i := len(ws); i < n; i++ {
 		w := p.newWorker(i)
+		w.seenSize = int32(n)
+		w.stealable.Store(true)
 		grown = append(grown, w)
 		parkers = append(parkers, w.parker)
 	}
@@ -218,6 +217,56 @@ func (p *Pool) addWorkers(ws []*Worker, n int) ([]*Worker, error) {
 	}
 	p.workers.Store(&grown)
 	return grown, nil
+}
+
+// The one-worker shortcuts.
+//
+// A worker that no other worker serves beside pops its joins back without
+// the Chase-Lev fence and CAS (deque.PopUnshared) and skips the sleep
+// protocol on push (Worker.alone). That is only safe while no thief can
+// touch its deque, so alone comes with stealable, which every thief loads
+// before it steals (steal.go, wait.go), and both change only at the
+// owner's safe points, in its idle loop before it runs a job
+// (refreshAlone): there it has no pop in flight on its own goroutine, and
+// a goroutine of its blocked in a call finds alone fresh when it pops.
+//
+// Going alone: the owner stores stealable false, then checks that every
+// other worker has retired (Worker.retired, stored by each before it
+// sleeps as retired and cleared before it serves again). A thief that
+// loaded stealable true before that store was serving, so its retired flag
+// was false and still is at the check, unless it retired since, after its
+// steal; a worker coming back loads stealable after the store. Leaving
+// alone (a grow): the owner clears alone, then stores stealable true; until
+// its next safe point the new workers cannot take its jobs, which it runs
+// itself.
+
+// refreshAlone updates alone and stealable after a change of the pool's
+// size; w's own goroutine calls it in its idle loop, before a job.
+func (w *Worker) refreshAlone() {
+	n := w.pool.size.Load()
+	if n == w.seenSize && !w.alonePending {
+		return
+	}
+	w.seenSize = n
+	w.alonePending = false
+	if n != 1 || w.index != 0 {
+		if w.alone {
+			w.alone = false
+		}
+		w.stealable.Store(true)
+		return
+	}
+	if w.alone {
+		return
+	}
+	w.stealable.Store(false)
+	for _, o := range w.pool.workerList()[1:] {
+		if !o.retired.Load() {
+			w.alonePending = true // look again at the next job
+			return
+		}
+	}
+	w.alone = true
 }
 
 // retiring reports whether w is above the pool's size.

@@ -51,7 +51,7 @@ func (w *Worker) steal() (jobRef, bool) {
 			for tries := min(n, maxSweep); tries > 0; tries-- {
 				// A tier shared by the workers of one CPU
 				// (placement.go: sharedTiers) holds the thief too.
-				if victim := tier[v]; victim != w.index {
+				if victim := tier[v]; victim != w.index && workers[victim].stealable.Load() {
 					r, st := workers[victim].deque.Steal()
 					switch st {
 					case deque.Success:
@@ -96,6 +96,12 @@ func (w *Worker) stealFlat() (jobRef, bool) {
 		}
 		for tries := min(m, maxSweep); tries > 0; tries-- {
 			v := workers[flatVictim(w.index, n, k)]
+			if !v.stealable.Load() { // alone: resize.go
+				if k++; k == m {
+					k = 0
+				}
+				continue
+			}
 			r, st := v.deque.Steal()
 			switch st {
 			case deque.Success:

@@ -129,6 +129,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			// untouched.
 			for {
 				w.handedOff, w.shared = false, false // set by the job (handoffRounds)
+				w.refreshAlone()                     // a load; resize.go
 				w.execute(wk)
 				if l.Probe() {
 					break
@@ -210,7 +211,9 @@ func (w *Worker) waitJoin(f *frame) {
 		}
 		if t := f.thief.Load(); t != 0 {
 			thief := w.pool.workerList()[t-1]
-			r, st := thief.deque.StealIf(func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 })
+			r, st := thief.deque.StealIf(func() bool {
+				return !f.latch.Probe() && thief.lent.Load() == 0 && thief.stealable.Load()
+			})
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)
@@ -265,7 +268,7 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 		if v == w || v.scope.Load() != st {
 			continue
 		}
-		r, res := v.deque.StealIf(func() bool { return v.scope.Load() == st })
+		r, res := v.deque.StealIf(func() bool { return v.scope.Load() == st && v.stealable.Load() })
 		switch res {
 		case deque.Success:
 			w.stats.bump(&w.stats.steals)

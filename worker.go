@@ -43,13 +43,12 @@ type Worker struct {
 	// protocol when the worker is made (New, Resize).
 	parker sleep.Parker
 
-	// alone is true while the pool is sized to one worker: push then skips
-	// the sleep protocol (nobody else takes work). Stored by New and
-	// Resize under the resize lock, loaded by the owner on every push.
-	// sync/atomic (a plain load on amd64). A stale true after a grow only
-	// skips a wake the new workers, awake when they start, do not need to
-	// find the job; a stale false costs a counters load.
-	alone atomic.Bool
+	// stealable says whether thieves may take jobs from this worker's
+	// deque: false only while the worker is alone (below). Stored by the
+	// owner (refreshAlone, resize.go) at points where it has no pop in
+	// flight, and by New before the worker starts; loaded by every thief
+	// before it touches the deque. sync/atomic, sequentially consistent.
+	stealable atomic.Bool
 
 	_ atomics.Pad
 
@@ -62,6 +61,14 @@ type Worker struct {
 	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
 	shared    bool     // the idle loop's last job pushed or offered work (handoffRounds)
 	hooked    bool     // the start hook ran on this goroutine, the exit hook not since (resize.go)
+	// alone: no other worker serves the pool (it has one worker, or every
+	// other one retired), so the worker's pops need no fence and its
+	// pushes wake nobody. Changed only by refreshAlone (resize.go).
+	alone bool
+	// seenSize is the pool size refreshAlone last acted on, and
+	// alonePending says that it still waits for the others to retire.
+	seenSize     int32
+	alonePending bool
 
 	// groupTask is the innermost Group task this worker is running, nil for
 	// none; the tasks below it are linked through groupTask.below
@@ -214,7 +221,7 @@ const (
 // there is nobody to wake and nobody sleepy to notice the job.
 func (w *Worker) push(r jobRef) {
 	w.shared = true
-	if w.alone.Load() {
+	if w.alone {
 		w.deque.Push(r)
 		return
 	}
