@@ -75,9 +75,12 @@ func (p *Pool) startFollowing() {
 }
 
 // stopFollowing stops the timer, under the resize lock, as Close stops the
-// workers. A tick already running sees the pool closing and stops there.
+// workers. A tick already running sees the pool closing and stops there; a
+// worker that armed the timer just before may leave one more tick, which
+// does the same.
 func (p *Pool) stopFollowing() {
 	if f := p.follower; f != nil && f.timer != nil {
+		f.armed.Store(true) // no waking worker arms it again
 		f.timer.Stop()
 	}
 }

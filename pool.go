@@ -119,7 +119,8 @@ type Pool struct {
 	// lockedThreads is the number of OS threads the workers keep locked
 	// (futex parking, pinning), reserved by New and released by
 	// finishClose once every worker goroutine exited (threads.go); 0 for a
-	// pool of plain goroutines. Immutable after New.
+	// pool of plain goroutines. Set by New, grown by Resize under
+	// resizeMu; read by finishClose after it took resizeMu.
 	lockedThreads int
 }
 

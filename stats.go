@@ -23,7 +23,8 @@ import (
 // The field names are stable: exporters (expvar through Pool.Expvar, and the
 // Prometheus mapping in examples/) key on them.
 type Stats struct {
-	// Workers is the number of workers.
+	// Workers is the number of active workers (Pool.Workers); the
+	// counters below include what retired workers did.
 	Workers int
 	// Executed counts jobs a worker found and ran: popped from its deque
 	// outside the join fast path, stolen, or taken from the injector. A

@@ -51,8 +51,8 @@ func (w *Worker) steal() (jobRef, bool) {
 			for tries := min(n, maxSweep); tries > 0; tries-- {
 				// A tier shared by the workers of one CPU
 				// (placement.go: sharedTiers) holds the thief too.
-				if victim := tier[v]; victim != w.index && workers[victim].stealable.Load() {
-					r, st := workers[victim].deque.Steal()
+				if victim := tier[v]; victim != w.index {
+					r, st := workers[victim].takeOldest()
 					switch st {
 					case deque.Success:
 						w.stats.bump(&w.stats.steals)
@@ -96,13 +96,7 @@ func (w *Worker) stealFlat() (jobRef, bool) {
 		}
 		for tries := min(m, maxSweep); tries > 0; tries-- {
 			v := workers[flatVictim(w.index, n, k)]
-			if !v.stealable.Load() { // alone: resize.go
-				if k++; k == m {
-					k = 0
-				}
-				continue
-			}
-			r, st := v.deque.Steal()
+			r, st := v.takeOldest()
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)
@@ -123,6 +117,21 @@ func (w *Worker) stealFlat() (jobRef, bool) {
 		atomics.SpinHint()
 	}
 	return 0, false
+}
+
+// takeOldest takes the oldest job of v's deque for a thief, unless v is alone
+// (resize.go: the one-worker shortcuts). An empty deque is reported Empty
+// without a look at stealable: a victim that was found empty is not
+// stolen from, and the common idle probe costs what it did. Only a
+// non-empty deque costs the extra load before the claiming Steal.
+func (v *Worker) takeOldest() (jobRef, deque.Status) {
+	if v.deque.IsEmpty() {
+		return 0, deque.Empty
+	}
+	if !v.stealable.Load() {
+		return 0, deque.Empty
+	}
+	return v.deque.Steal()
 }
 
 // flatVictim is the k-th victim of worker self in a pool of n workers with
