@@ -20,6 +20,7 @@
 //	write a function that takes a Runner            DoOn
 //	loops and slices in parallel                    package par
 //	see what the pool does                          Pool.Stats, Pool.Expvar
+//	resize; set up or visit every worker            Pool.Resize; WithWorkerStart, WithWorkerExit, Broadcast
 //
 // Every function the pool runs receives a *Worker; fork-join code passes it
 // on (Join, Scope, and par's functions take it). Functions that take a
@@ -62,6 +63,14 @@
 // Shutdown drains what was accepted and returns by its context's deadline.
 // Pool.Sub gives one kind of work its own limit and queue on the pool's
 // workers, so that a burst of it cannot starve the rest.
+//
+// # Size
+//
+// A pool made without WithWorkers (Default too) has GOMAXPROCS workers and
+// follows GOMAXPROCS when it changes (Go 1.25 changes it with the
+// container's CPU limit): while it works it looks once a second, and an
+// idle pool looks when it next gets work, so it costs nothing idle. A pool
+// made WithWorkers(n) keeps n. Pool.Resize sets the size of either.
 //
 // # Calls from inside a task
 //

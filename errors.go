@@ -63,3 +63,7 @@ func (e *ShutdownError) Error() string {
 }
 
 func (e *ShutdownError) Unwrap() error { return e.Err }
+
+// ErrBadSize is returned (wrapped) by Pool.Resize for a worker count out of
+// range.
+var ErrBadSize = errors.New("blitz: worker count out of range")

@@ -107,14 +107,14 @@ func (w *Worker) execute(wk work) {
 	w.stats.bump(&w.stats.executed)
 	switch r := wk.ref; r.kind() {
 	case kindFrame:
-		o := w.pool.workers[r.worker()]
+		o := w.pool.workerList()[r.worker()]
 		origin := w.origin // the owner's own half runs in its context
 		if o != w {
 			origin = o.originAt(r.index())
 		}
 		w.runFrame(o.frames.at(r.index()), origin)
 	case kindSpawn:
-		o := w.pool.workers[r.worker()]
+		o := w.pool.workerList()[r.worker()]
 		w.runSpawn(o.spawns.take(r.index(), o == w))
 	default:
 		w.runTask(wk.task, wk.enq)

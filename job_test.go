@@ -52,7 +52,7 @@ func jobFields(t reflect.Type) (lo, hi uintptr) {
 // holds a field of the job in a frame of one of p's workers (jobFields),
 // with the worker and the frame's depth. Call it only while p runs nothing.
 func jobLines(p *Pool, f func(w *Worker, d uint32, line uintptr)) {
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		for d := uint32(0); ; d++ {
 			if k, _ := chunkOf(d); k > 0 && w.frames.chunks[k].Load() == nil {
 				break

@@ -358,6 +358,9 @@ func (w *Worker) waitJoin(f *frame) {
 	s := w.pool.sleep
 	rounds := 0
 	for !f.latch.Probe() {
+		if w.requests.pending() {
+			w.runLent((*Worker).runRequests) // off the joining goroutine: broadcast.go
+		}
 		// The joiner's deque was empty when the wait began (rule 1 above);
 		// what is in it now was pushed by jobs it ran while waiting, and
 		// descends from the stolen half: a scope's task stolen from the
@@ -370,8 +373,10 @@ func (w *Worker) waitJoin(f *frame) {
 			continue
 		}
 		if t := f.thief.Load(); t != 0 {
-			thief := w.pool.workers[t-1]
-			r, st := thief.deque.StealIf(func() bool { return !f.latch.Probe() && thief.lent.Load() == 0 })
+			thief := w.pool.workerList()[t-1]
+			r, st := thief.deque.StealIf(func() bool {
+				return !f.latch.Probe() && thief.lent.Load() == 0 && thief.stealable.Load()
+			})
 			switch st {
 			case deque.Success:
 				w.stats.bump(&w.stats.steals)

@@ -60,7 +60,7 @@ func BenchmarkFibGeneralPath(b *testing.B) {
 		defer p.Close()
 		// Before the first job: the worker reads alone only inside jobs,
 		// which it receives through the injector (happens-after this).
-		p.workers[0].alone = false
+		p.workerList()[0].alone = false
 		b.ReportAllocs()
 		Do(p, func(w *Worker) int {
 			fibArgs(w, n)

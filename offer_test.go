@@ -40,7 +40,7 @@ func lazyFrames(w *Worker) int {
 // mark, or offerPending could later push a dead frame.
 func requireNoLazyFrames(t testing.TB, p *Pool) {
 	t.Helper()
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		for d := range w.frames.first {
 			require.False(t, w.frames.first[d].lazy, "worker %d: frame %d left lazy", w.index, d)
 		}
@@ -74,7 +74,7 @@ func TestForkBelowEagerDepthIsLazy(t *testing.T) {
 		// atLazyDepth's own forks at depths < eagerDepth are in the deque
 		// (their first halves run); the one at eagerDepth is lazy.
 		assert.Equal(t, [2]int{eagerDepth, 1}, deep, "fork at eagerDepth: lazy, not pushed")
-		assert.Zero(t, p.workers[0].stats.offered, "offered without a request")
+		assert.Zero(t, p.workerList()[0].stats.offered, "offered without a request")
 	})
 }
 
@@ -104,7 +104,7 @@ func TestLazyHalfOfferedOnRequest(t *testing.T) {
 					return 0
 				})
 				assert.NotEqual(t, owner, ranOn, "the lazy half ran on its owner")
-				assert.NotZero(t, p.workers[owner].stats.offered, "nothing offered on request")
+				assert.NotZero(t, p.workerList()[owner].stats.offered, "nothing offered on request")
 				assert.NotZero(t, p.Stats().JoinsStolen, "no join counted stolen")
 			})
 		})
@@ -230,7 +230,7 @@ func TestLazyOfferStorm(t *testing.T) {
 					}
 				})
 				var offered uint64
-				for _, w := range p.workers {
+				for _, w := range p.workerList() {
 					offered += atomics.LoadAcquire64(&w.stats.offered)
 				}
 				assert.NotZero(t, offered, "no lazy half was offered on request")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/blitz-go/blitz/sleep"
 )
@@ -24,6 +25,11 @@ type config struct {
 	capacity     int             // WithCapacity; 0: unbounded
 	sampleEvery  int             // WithLatencySampling; 0: the default
 	yield        func()          // tests only: replaces the backend's idle-round yield
+	follow       bool            // no WithWorkers: the pool follows GOMAXPROCS (follow.go)
+	followHook   func(size int)  // tests only: the follower's tick hook
+	followPeriod time.Duration   // tests only: the follower's period; 0: followPeriod
+	workerStart  func(id int)    // WithWorkerStart
+	workerExit   func(id int)    // WithWorkerExit
 	errs         []error
 }
 
@@ -31,9 +37,10 @@ func (c *config) fail(format string, args ...any) {
 	c.errs = append(c.errs, fmt.Errorf("blitz: "+format, args...))
 }
 
-// WithWorkers sets the number of workers. The default is runtime.GOMAXPROCS(0)
-// read once, when New runs; a later change of GOMAXPROCS does not resize the
-// pool. n must be between 1 and sleep.MaxWorkers.
+// WithWorkers sets the number of workers, which the pool keeps until
+// Pool.Resize changes it. The default is runtime.GOMAXPROCS(0), which the
+// pool then follows when it changes (see "Size" in the package
+// documentation). n must be between 1 and sleep.MaxWorkers.
 //
 // A worker that parks on a futex (ParkingFutex) or is
 // pinned by a placement (WithPlacement, WithCPUs) keeps its goroutine locked
@@ -157,6 +164,35 @@ func WithLatencySampling(n int) Option {
 // DefaultLatencySampling is the sampling interval of WithLatencySampling.
 const DefaultLatencySampling = 16
 
+// WithWorkerStart sets a function that each worker calls with its index
+// (Worker.Index) on its own goroutine before it runs any work: when New
+// starts it, when a Resize adds it or brings it back after a shrink retired
+// it, and on the goroutine that replaces a worker goroutine ended by a
+// runtime.Goexit in a task (after the ended one's exit hook). With a
+// placement (WithPlacement, WithCPUs) it runs after the worker's goroutine
+// was locked to its OS thread and pinned, so per-thread setup there (a NUMA
+// memory policy, a thread name) applies to every job the worker runs on
+// its own goroutine. Hooks of different workers run concurrently.
+//
+// A panic in the hook goes where a panic in a Go task goes (the panic
+// handler, WithPanicHandler, or a crash of the program without one), and the
+// worker goes on. A runtime.Goexit in a hook crashes the program with a
+// message saying so. A nil h sets no hook.
+func WithWorkerStart(h func(id int)) Option {
+	return func(c *config) { c.workerStart = h }
+}
+
+// WithWorkerExit sets a function that each worker calls with its index on
+// its own goroutine after the last work it runs there: when Close stops the
+// workers (before Close returns), when a shrink (Resize) retires it, and on
+// a goroutine that a runtime.Goexit in a task ends, before the replacement
+// runs the start hook (WithWorkerStart). It runs once after each time the
+// start hook ran on that goroutine, also when no start hook is set. Panics
+// and Goexit are treated as in WithWorkerStart. A nil h sets no hook.
+func WithWorkerExit(h func(id int)) Option {
+	return func(c *config) { c.workerExit = h }
+}
+
 // WithStealTiers sets the order in which each worker looks for victims when
 // it steals. tiers[i] lists worker i's victims in tiers, nearest first: a
 // thief tries the victims of a tier, starting at a random one, before moving
@@ -175,6 +211,7 @@ func WithStealTiers(tiers [][][]int) Option {
 
 func (c *config) resolve() error {
 	if c.workers == 0 {
+		c.follow = true
 		c.workers = runtime.GOMAXPROCS(0)
 		if c.workers > sleep.MaxWorkers {
 			c.workers = sleep.MaxWorkers

@@ -335,8 +335,8 @@ func (p *Pool) placementStats() []WorkerPlacement {
 	if p.place == nil {
 		return nil
 	}
-	out := make([]WorkerPlacement, len(p.workers))
-	for i, w := range p.workers {
+	out := make([]WorkerPlacement, len(p.workerList()))
+	for i, w := range p.workerList() {
 		out[i] = WorkerPlacement{Worker: i, CPU: w.cpu}
 		if r := w.pin.Load(); r != nil {
 			out[i].Pinned, out[i].PinError = r.pinned, r.err

@@ -251,10 +251,10 @@ func TestPlacementOversubscribed(t *testing.T) {
 		t.Logf("notes: %q", p.PlacementNotes())
 		// Workers on one CPU are each other's first steal tier, one list
 		// shared by all of them, the thief included (steal skips it).
-		if len(p.workers[0].tiers) == 0 || !reflect.DeepEqual(p.workers[0].tiers[0], []int{0, allowed, 2 * allowed}) {
-			t.Errorf("worker 0's first tier = %v, want the workers sharing its CPU [0 %d %d]", p.workers[0].tiers, allowed, 2*allowed)
+		if len(p.workerList()[0].tiers) == 0 || !reflect.DeepEqual(p.workerList()[0].tiers[0], []int{0, allowed, 2 * allowed}) {
+			t.Errorf("worker 0's first tier = %v, want the workers sharing its CPU [0 %d %d]", p.workerList()[0].tiers, allowed, 2*allowed)
 		}
-		if len(p.workers[allowed].tiers) == 0 || &p.workers[allowed].tiers[0][0] != &p.workers[0].tiers[0][0] {
+		if len(p.workerList()[allowed].tiers) == 0 || &p.workerList()[allowed].tiers[0][0] != &p.workerList()[0].tiers[0][0] {
 			t.Errorf("workers 0 and %d on one CPU do not share their tiers", allowed)
 		}
 		checkWorkload(t, p)
@@ -351,7 +351,7 @@ func TestPlacementPoolUsesFixtureTiers(t *testing.T) {
 		want, _ := topo.Place(16, topology.PolicyCompact)
 		wantTiers := topo.StealTiers(want.CPUs)
 		require.False(t, p.flatSteal, "a placed pool steals by its tiers")
-		for i, w := range p.workers {
+		for i, w := range p.workerList() {
 			if !reflect.DeepEqual(w.tiers, wantTiers[i]) {
 				t.Errorf("worker %d tiers = %v, want %v", i, w.tiers, wantTiers[i])
 			}
@@ -377,7 +377,7 @@ func TestPlacementNone(t *testing.T) {
 				t.Errorf("PlacementNotes = %v, want nil", p.PlacementNotes())
 			}
 			require.True(t, p.flatSteal, "the flat default tier")
-			for i, w := range p.workers {
+			for i, w := range p.workerList() {
 				if w.cpu != -1 || w.tiers != nil {
 					t.Errorf("worker %d: cpu %d tiers %v, want -1 and the flat default (no list)", i, w.cpu, w.tiers)
 				}

@@ -32,8 +32,16 @@ import (
 // names it ("blitz: Pool.Go: nil *Pool"), and so do Do, DoFrom, DoContext
 // and TryDo given a nil *Pool.
 type Pool struct {
-	name         string
-	workers      []*Worker
+	name string
+	// workers is every worker the pool ever had, indexed by Worker.index:
+	// an immutable slice replaced by a longer copy when Resize adds workers
+	// (resize.go). Stored under resizeMu by New and Resize, loaded by
+	// thieves, joiners, job dispatch, Stats and Close (sync/atomic,
+	// sequentially consistent; a plain MOV on amd64). A worker, once
+	// published, stays at its index for the pool's life, retired or not.
+	workers atomic.Pointer[[]*Worker]
+	// The pool's size and following state (resize.go).
+	resizing
 	sleep        *sleep.Sleep
 	backend      backend
 	panicHandler func(v any, stack []byte)
@@ -111,7 +119,8 @@ type Pool struct {
 	// lockedThreads is the number of OS threads the workers keep locked
 	// (futex parking, pinning), reserved by New and released by
 	// finishClose once every worker goroutine exited (threads.go); 0 for a
-	// pool of plain goroutines. Immutable after New.
+	// pool of plain goroutines. Set by New, grown by Resize under
+	// resizeMu; read by finishClose after it took resizeMu.
 	lockedThreads int
 
 	// subs are the pool's open Subs, closed by Shutdown first (sub.go).
@@ -174,40 +183,55 @@ func New(opts ...Option) (*Pool, error) {
 	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }
 	p.queueWasEmpty = func() bool { return p.inj.len() <= 1 }
 	parkers := make([]sleep.Parker, n)
-	p.workers = make([]*Worker, n)
-	seed := uint64(time.Now().UnixNano()) ^ poolSeq.Add(1)<<32
-	for i := range p.workers {
-		w := &Worker{
-			pool:  p,
-			index: i,
-			deque: deque.New[jobRef](dequeCapacity),
-			rng:   splitmix64(seed + uint64(i)),
-			alone: n == 1,
-			cpu:   -1,
-		}
+	ws := make([]*Worker, n)
+	p.seed = uint64(time.Now().UnixNano()) ^ poolSeq.Add(1)<<32
+	p.initResizing(&c, n)
+	for i := range ws {
+		w := p.newWorker(i)
+		w.alone = n == 1
+		w.stealable.Store(n != 1)
 		if pl.tiers != nil {
 			w.tiers = pl.tiers[i]
 		}
 		if pl.cpus != nil {
 			w.cpu = pl.cpus[i]
 		}
-		w.frames.init(i)
-		p.workers[i] = w
-		parkers[i] = &countingParker{Parker: be.newParker(), w: w}
+		ws[i] = w
+		parkers[i] = w.parker
 	}
+	p.workers.Store(&ws)
 	p.sleep, err = sleep.New(sleep.Config{Parkers: parkers, Yield: be.yield, RoundsUntilSleepy: c.spinRounds})
 	if err != nil {
 		releaseThreads(locked)
 		return nil, err
 	}
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		p.startWorker(w)
 	}
 	if p.place != nil {
 		p.place.started.Wait() // every worker tried to pin: Stats shows the outcome
 	}
+	p.startFollowing()
 	return p, nil
 }
+
+// newWorker makes worker i of p, not yet published nor started.
+func (p *Pool) newWorker(i int) *Worker {
+	w := &Worker{
+		pool:  p,
+		index: i,
+		deque: deque.New[jobRef](dequeCapacity),
+		rng:   splitmix64(p.seed + uint64(i)),
+		cpu:   -1,
+	}
+	w.frames.init(i)
+	w.seenSize = int32(p.size.Load())
+	w.parker = &countingParker{Parker: p.backend.newParker(), w: w}
+	return w
+}
+
+// workerList returns every worker the pool ever had (see Pool.workers).
+func (p *Pool) workerList() []*Worker { return *p.workers.Load() }
 
 // splitmix64 turns a counter into a well-mixed non-zero seed.
 func splitmix64(x uint64) uint64 {
@@ -233,12 +257,14 @@ func (p *Pool) workerExited() {
 	p.wg.Done()
 }
 
-// Workers returns the number of workers.
+// Workers returns the number of workers the pool is sized to: New's count,
+// or the last Resize's (or the GOMAXPROCS the pool follows). Workers
+// retired by a shrink may still be finishing the work they held.
 func (p *Pool) Workers() int {
 	if p == nil {
 		panic("blitz: Pool.Workers: nil *Pool")
 	}
-	return len(p.workers)
+	return int(p.size.Load())
 }
 
 // Closed reports whether Close or Shutdown has begun: the pool then refuses
@@ -303,7 +329,7 @@ func (p *Pool) idleCheck() {
 // completed sums the workers' finished-task counts.
 func (p *Pool) completed() uint64 {
 	var n uint64
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		n += atomics.LoadAcquire64(&w.roots)
 	}
 	return n
@@ -415,11 +441,17 @@ func (p *Pool) finishClose() {
 	// and no worker waits on a frame or scope latch. Terminate the idle
 	// loops; a worker that is Sleeping on its terminate latch is woken, and
 	// one that is not yet asleep fails its Sleepy->Sleeping transition.
-	for _, w := range p.workers {
-		if w.terminate.Set() {
-			p.sleep.NotifyWorkerLatchIsSet(w.index)
-		}
+	// Under resizeMu, so that no Resize adds a worker from here on, and
+	// after stopping, which the idle loop reads after it Reset its latch
+	// (resize.go: the kick).
+	p.resizeMu.Lock()
+	p.stopping.Store(true)
+	p.stopFollowing()
+	for _, w := range p.workerList() {
+		w.kick()
+		w.wakeDormant()
 	}
+	p.resizeMu.Unlock()
 	p.wg.Wait()
 	p.release()
 	releaseThreads(p.lockedThreads)
@@ -438,7 +470,7 @@ func (p *Pool) finishClose() {
 // before this; a submission to the closed queue is refused before it
 // looks at a block.
 func (p *Pool) release() {
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		w.deque = nil
 		w.frames.release()
 		w.spawns.release()

@@ -650,7 +650,7 @@ func TestNilReceivers(t *testing.T) {
 // blocks.
 func retainedBytes(p *Pool) int {
 	n := 0
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		if w.deque != nil {
 			n += w.deque.Cap() * 8
 		}
@@ -723,7 +723,7 @@ func TestCloseReleasesWorkerMemory(t *testing.T) {
 	}
 	before := retainedBytes(p)
 	grown := false
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		grown = grown || w.deque.Cap() > dequeCapacity
 	}
 	require.True(t, grown, "the storm grew no deque")

@@ -23,7 +23,8 @@ import (
 // The field names are stable: exporters (expvar through Pool.Expvar, and the
 // Prometheus mapping in examples/) key on them.
 type Stats struct {
-	// Workers is the number of workers.
+	// Workers is the number of active workers (Pool.Workers); the
+	// counters below include what retired workers did.
 	Workers int
 	// Executed counts jobs a worker found and ran: popped from its deque
 	// outside the join fast path, stolen, or taken from the injector. A
@@ -126,13 +127,13 @@ func (p *Pool) Stats() Stats {
 	if p == nil {
 		panic("blitz: Pool.Stats: nil *Pool")
 	}
-	st := Stats{Workers: len(p.workers), Respawns: p.respawns.Load(), Placement: p.placementStats()}
+	st := Stats{Workers: int(p.size.Load()), Respawns: p.respawns.Load(), Placement: p.placementStats()}
 	// The queue counters first: the worker records a task's metrics before
 	// rootDone's release store of its finished count, so the metrics
 	// loaded after the acquire loads of those counts include every task
 	// they count.
 	p.queueStats(&st)
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		s := &w.stats
 		st.Executed += atomics.LoadAcquire64(&s.executed)
 		st.Steals += atomics.LoadAcquire64(&s.steals)
@@ -193,6 +194,7 @@ func (c *countingParker) Park() {
 		s.bump(&s.joinSleeps)
 	}
 	c.Parker.Park()
+	c.w.pool.followWake() // a slow path: follow.go
 }
 
 func (c *countingParker) Unpark() {

@@ -37,7 +37,7 @@ const maxSweep = 64
 // (n lists of n-1 victims would make a pool's memory quadratic in its
 // size): its k-th victim, for k in [0, n-1), is flatVictim(w.index, n, k).
 func (w *Worker) steal() (jobRef, bool) {
-	workers := w.pool.workers
+	workers := w.pool.workerList()
 	flat := w.pool.flatSteal
 	tiers := w.tiers
 	if flat {
@@ -67,7 +67,7 @@ func (w *Worker) steal() (jobRef, bool) {
 				// A tier shared by the workers of one CPU
 				// (placement.go: sharedTiers) holds the thief too.
 				if victim != w.index {
-					r, st := workers[victim].deque.Steal()
+					r, st := workers[victim].takeOldest()
 					switch st {
 					case deque.Success:
 						w.stats.bump(&w.stats.steals)
@@ -95,6 +95,21 @@ func (w *Worker) steal() (jobRef, bool) {
 // flatTierPlaceholder stands for the default flat tier in steal's loop over tiers:
 // one tier, whose victims flatVictim computes.
 var flatTierPlaceholder = [][]int{nil}
+
+// takeOldest takes the oldest job of v's deque for a thief, unless v is alone
+// (resize.go: the one-worker shortcuts). An empty deque is reported Empty
+// without a look at stealable: a victim that was found empty is not
+// stolen from, and the common idle probe costs what it did. Only a
+// non-empty deque costs the extra load before the claiming Steal.
+func (v *Worker) takeOldest() (jobRef, deque.Status) {
+	if v.deque.IsEmpty() {
+		return 0, deque.Empty
+	}
+	if !v.stealable.Load() {
+		return 0, deque.Empty
+	}
+	return v.deque.Steal()
+}
 
 // flatVictim is the k-th victim of worker self in a pool of n workers with
 // the flat default tier: the workers after self, wrapping around, so that k

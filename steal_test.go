@@ -99,7 +99,7 @@ func newPoolBytesPerWorker(t *testing.T, n int, opts []Option) float64 {
 // parkedOnce reports whether every worker of p has parked at least once. It
 // reads the counters Stats sums, without Stats' allocations.
 func parkedOnce(p *Pool) bool {
-	for _, w := range p.workers {
+	for _, w := range p.workerList() {
 		if atomics.LoadAcquire64(&w.stats.sleeps) == 0 {
 			return false
 		}

@@ -98,10 +98,6 @@ import (
 // running a task of its scope. Those jobs still run, on their owners and
 // on idle workers; only the waiter stays out.
 
-// idle is the worker's loop at the bottom of its goroutine: it serves the
-// pool until Close Sets the terminate latch.
-func (w *Worker) idle() { w.serve(&w.terminate, waitTerminate) }
-
 // serve runs any work until l is Set, and sleeps through the sleep protocol
 // when there is none (rayon-core's loop). It never spins or yields forever:
 // after the sleep package's idle rounds the worker parks. It runs at the
@@ -116,8 +112,12 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 	idle := s.StartLooking(w.index)
 	w.pool.idleCheck()
 	for !l.Probe() {
+		if w.requests.pending() {
+			w.runRequests()
+		}
 		if wk, ok := w.findWork(); ok {
 			s.WorkFound()
+			w.pool.followWake() // two loads (follow.go)
 			// Run whatever else is there before counting this worker
 			// idle again. rayon-core re-enters the inactive count after
 			// every job; under a stream of submitted tasks that is two
@@ -129,9 +129,13 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			// untouched.
 			for {
 				w.handedOff, w.shared = false, false // set by the job (handoffRounds)
+				w.refreshAlone()                     // a load; resize.go
 				w.execute(wk)
 				if l.Probe() {
 					break
+				}
+				if w.requests.pending() {
+					w.runRequests()
 				}
 				if wk, ok = w.findWork(); !ok {
 					break
@@ -190,6 +194,9 @@ func (w *Worker) waitScope(st *scopeState) {
 	s := w.pool.sleep
 	rounds := 0
 	for !st.latch.Probe() {
+		if w.requests.pending() {
+			w.runLent((*Worker).runRequests) // off the waiting goroutine: broadcast.go
+		}
 		if r, ok := w.deque.Pop(); ok {
 			w.execute(work{ref: r})
 			rounds = 0
@@ -208,7 +215,7 @@ func (w *Worker) waitScope(st *scopeState) {
 // stealInScope steals a job from a worker that runs a task of st, pushed
 // while it runs it.
 func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
-	workers := w.pool.workers
+	workers := w.pool.workerList()
 	n := len(workers)
 	start := int(w.nextRand() % uint64(n))
 	for i := 0; i < n; i++ {
@@ -216,7 +223,7 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 		if v == w || v.scope.Load() != st {
 			continue
 		}
-		r, res := v.deque.StealIf(func() bool { return v.scope.Load() == st })
+		r, res := v.deque.StealIf(func() bool { return v.scope.Load() == st && v.stealable.Load() })
 		switch res {
 		case deque.Success:
 			w.stats.bump(&w.stats.steals)

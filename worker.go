@@ -38,8 +38,17 @@ type Worker struct {
 	index int
 	deque *deque.Deque[jobRef] // Push/Pop by the owner, Steal by any worker
 	tiers [][]int              // steal victims, nearest tier first
-	alone bool                 // the pool has one worker
 	cpu   int                  // the CPU the placement chose, -1 for none (placement.go)
+	// parker is the worker's parking primitive, handed to the sleep
+	// protocol when the worker is made (New, Resize).
+	parker sleep.Parker
+
+	// stealable says whether thieves may take jobs from this worker's
+	// deque: false only while the worker is alone (below). Stored by the
+	// owner (refreshAlone, resize.go) at points where it has no pop in
+	// flight, and by New before the worker starts; loaded by every thief
+	// before it touches the deque. sync/atomic, sequentially consistent.
+	stealable atomic.Bool
 
 	_ atomics.Pad
 
@@ -51,6 +60,15 @@ type Worker struct {
 	waitKind  waitKind // what the innermost wait (wait.go) waits for
 	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
 	shared    bool     // the idle loop's last job pushed or offered work (handoffRounds)
+	hooked    bool     // the start hook ran on this goroutine, the exit hook not since (resize.go)
+	// alone: no other worker serves the pool (it has one worker, or every
+	// other one retired), so the worker's pops need no fence and its
+	// pushes wake nobody. Changed only by refreshAlone (resize.go).
+	alone bool
+	// seenSize is the pool size refreshAlone last acted on, and
+	// alonePending says that it still waits for the others to retire.
+	seenSize     int32
+	alonePending bool
 
 	// groupTask is the innermost Group task this worker is running, nil for
 	// none; the tasks below it are linked through groupTask.below
@@ -76,9 +94,24 @@ type Worker struct {
 	// nothing while it is not 0.
 	lent atomic.Uint32
 
-	// terminate is Set by Close after the pool drained; the idle loop
-	// returns when it observes it. Set wakes the worker if it sleeps on it.
+	// terminate is Set by Close after the pool drained, and by Resize and
+	// Broadcast to make the idle loop look at the pool's size and the
+	// worker's requests (resize.go: the kick); the idle loop returns when
+	// it observes it. Set wakes the worker if it sleeps on it.
 	terminate sleep.CoreLatch
+
+	// dormant is the latch a retired worker sleeps on until Resize brings
+	// it back or Close ends it (resize.go).
+	dormant sleep.CoreLatch
+
+	// retired is true from when the worker retired until it serves again
+	// (resize.go). Stored by the worker goroutine, loaded by tests.
+	// sync/atomic.
+	retired atomic.Bool
+
+	// requests are the Broadcast calls addressed to this worker
+	// (broadcast.go).
+	requests requestBox
 
 	// pin is the outcome of the worker goroutine's pin attempt (nil until
 	// the first goroutine made it; placement.go). Stored by the worker
@@ -221,13 +254,17 @@ func (w *Worker) run() {
 	p := w.pool
 	normal := false
 	defer func() {
+		if !normal {
+			w.exitHook() // still on the worker's goroutine: before Clear
+		}
 		running.Clear() // before the goroutine ends (current.go)
 		if !normal {
 			// A task called runtime.Goexit (a panic on a worker only
 			// gets here to crash the program). Deferred joins and
 			// scopes on the way up have completed their waits, so the
 			// worker's deque and frames are consistent: hand the same
-			// worker to a new goroutine.
+			// worker to a new goroutine, which runs the start hook
+			// again after this one's exit hook.
 			p.respawns.Add(1)
 			p.startWorker(w)
 		}
@@ -241,7 +278,7 @@ func (w *Worker) run() {
 	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
 	running.Set(w)
 	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
-		func(context.Context) { w.idle() })
+		func(context.Context) { w.life() })
 	normal = true
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blitz-go/blitz/atomics"
 )
@@ -220,8 +221,14 @@ type Sleep struct {
 	counters counters
 	_        atomics.Pad // keep the counters off the workers' lines
 
+	// workers is every worker's sleeping handshake, indexed by worker: an
+	// immutable slice of pointers, replaced by a longer copy when Grow adds
+	// workers (stored by Grow, whose callers serialize; loaded by the
+	// sleepers and wakers, sequentially consistent). A state, once
+	// published, stays at its index for the Sleep's life.
+	workers atomic.Pointer[[]*workerSleepState]
+
 	// Immutable after New.
-	workers           []workerSleepState
 	yield             func()
 	roundsUntilSleepy int // the round in which a worker announces itself sleepy; it sleeps in the next
 }
@@ -248,6 +255,10 @@ type workerSleepState struct {
 	// between the worker's last search and its commit to park is not
 	// lost. Set by Nudge and cleared by sleepOnLatch, under mu.
 	nudged bool
+	// poked says that a Poke found the worker awake: its next sleep or
+	// sleepOnLatch returns instead of parking, for the same reason as
+	// nudged. Set by Poke and cleared by sleep and sleepOnLatch, under mu.
+	poked  bool
 	parker Parker
 	_      atomics.Pad
 }
@@ -270,13 +281,15 @@ func New(cfg Config) (*Sleep, error) {
 	if n > MaxWorkers {
 		return nil, fmt.Errorf("sleep: %d workers, more than MaxWorkers (%d) that the 16-bit thread counters can hold", n, MaxWorkers)
 	}
-	s := &Sleep{workers: make([]workerSleepState, n), yield: cfg.Yield}
+	s := &Sleep{yield: cfg.Yield}
+	ws := make([]*workerSleepState, n)
 	for i, p := range cfg.Parkers {
 		if p == nil {
 			return nil, fmt.Errorf("sleep: Config.Parkers[%d] is nil", i)
 		}
-		s.workers[i].parker = p
+		ws[i] = &workerSleepState{parker: p}
 	}
+	s.workers.Store(&ws)
 	if s.yield == nil {
 		s.yield = runtime.Gosched
 	}
@@ -290,6 +303,40 @@ func New(cfg Config) (*Sleep, error) {
 	}
 	return s, nil
 }
+
+// Workers returns the number of workers the Sleep tracks.
+func (s *Sleep) Workers() int { return len(*s.workers.Load()) }
+
+// Grow adds one worker per Parker, with the next indexes, and returns the
+// index of the first. It fails, adding none, if a Parker is nil or the
+// count would exceed MaxWorkers. Calls to Grow must not overlap (the caller
+// serializes them); every other method may run concurrently with it. A
+// worker added must not call any method before Grow returned. The new
+// workers start neither sleeping nor idle: they join the counters through
+// StartLooking, like any worker.
+//
+// A waker that read the counters after a new worker joined them loads the
+// slice after that, and so finds the new worker: Grow stores the slice
+// before it returns, so before the worker starts.
+func (s *Sleep) Grow(parkers ...Parker) (int, error) {
+	old := *s.workers.Load()
+	if len(old)+len(parkers) > MaxWorkers {
+		return 0, fmt.Errorf("sleep: %d workers, more than MaxWorkers (%d) that the 16-bit thread counters can hold", len(old)+len(parkers), MaxWorkers)
+	}
+	ws := make([]*workerSleepState, len(old), len(old)+len(parkers))
+	copy(ws, old)
+	for i, p := range parkers {
+		if p == nil {
+			return 0, fmt.Errorf("sleep: Grow: Parker %d is nil", i)
+		}
+		ws = append(ws, &workerSleepState{parker: p})
+	}
+	s.workers.Store(&ws)
+	return len(old), nil
+}
+
+// state returns worker i's sleeping handshake.
+func (s *Sleep) state(i int) *workerSleepState { return (*s.workers.Load())[i] }
 
 // StartLooking is called by a worker that ran out of work and starts
 // searching: it joins the inactive count. It is one sequentially consistent
@@ -372,7 +419,7 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 		idle.wakeFully()
 		return
 	}
-	w := &s.workers[idle.worker]
+	w := s.state(idle.worker)
 	w.mu.Lock()
 	// Sleepy -> Sleeping, under mu: from here a setter that sees Sleeping
 	// calls NotifyWorkerLatchIsSet, which waits for mu and then finds
@@ -380,6 +427,14 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 	if !latch.fallAsleep() {
 		w.mu.Unlock()
 		idle.wakeFully()
+		return
+	}
+	if w.poked {
+		// A Poke came since the worker last looked: search again.
+		w.poked = false
+		w.mu.Unlock()
+		idle.wakeFully()
+		latch.wakeUp()
 		return
 	}
 	// S5: register as sleeping, in one CAS that also checks that the JEC has
@@ -437,7 +492,7 @@ func (s *Sleep) NotifyWorkerLatchIsSet(worker int) {
 // commit to park, and must not be lost there. A worker asleep after
 // NoWorkFound is left alone.
 func (s *Sleep) Nudge(worker int) {
-	w := &s.workers[worker]
+	w := s.state(worker)
 	w.mu.Lock()
 	if !w.isBlocked {
 		// Awake, perhaps between its last search and its commit to
@@ -453,6 +508,27 @@ func (s *Sleep) Nudge(worker int) {
 	w.isBlocked, w.uncounted = false, false
 	w.mu.Unlock()
 	w.parker.Unpark() // outside mu, as in wakeSpecificThread
+}
+
+// Poke wakes worker wherever it sleeps, in the counters or on its latch
+// alone, without Setting any latch: it returns from its sleep, searches
+// again, and sleeps again after its idle rounds if it finds nothing. It is
+// for work addressed to one worker that neither the counters nor a latch
+// announce (the pool's per-worker requests). A worker awake is marked
+// instead, and its next sleep returns without parking, so that a Poke sent
+// between its last search and its commit to park is not lost: the caller
+// publishes the work before it calls Poke, and the worker looks for it
+// after it took its sleep lock and found no mark, or after it was woken.
+func (s *Sleep) Poke(worker int) {
+	w := s.state(worker)
+	w.mu.Lock()
+	if !w.isBlocked {
+		w.poked = true
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	s.wakeSpecificThread(worker, true)
 }
 
 // IsolatedNoWork is NoWorkFound for a worker in an isolated wait: one that
@@ -489,16 +565,16 @@ func (s *Sleep) sleepOnLatch(worker int, latch *CoreLatch) {
 	if !latch.getSleepy() {
 		return // Set
 	}
-	w := &s.workers[worker]
+	w := s.state(worker)
 	w.mu.Lock()
 	if !latch.fallAsleep() {
 		w.mu.Unlock()
 		return // Set since getSleepy: it stays Set
 	}
-	if w.nudged {
+	if w.nudged || w.poked {
 		// A Nudge came since the worker last parked: it may have
 		// been sent after the worker's last search. Search again.
-		w.nudged = false
+		w.nudged, w.poked = false, false
 		w.mu.Unlock()
 		latch.wakeUp()
 		return
@@ -585,7 +661,7 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 	if n == 0 {
 		return
 	}
-	for i := range s.workers {
+	for i := range *s.workers.Load() {
 		if s.wakeSpecificThread(i, false) {
 			n--
 			if n == 0 {
@@ -601,7 +677,7 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 // after the wake's latency. latch says whether the caller Set the latch the worker sleeps on; a
 // worker sleeping on its latch alone (sleepOnLatch) is woken only then.
 func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
-	w := &s.workers[i]
+	w := s.state(i)
 	w.mu.Lock()
 	if !w.isBlocked || (w.uncounted && !latch) {
 		w.mu.Unlock()

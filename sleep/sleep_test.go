@@ -35,7 +35,7 @@ func newTestSleep(t *testing.T, n, sleepers, idle int) (*Sleep, []*countParker) 
 		if !s.counters.tryAddSleepingThread(s.counters.load()) {
 			t.Fatal("tryAddSleepingThread")
 		}
-		s.workers[i].isBlocked = true
+		s.state(i).isBlocked = true
 	}
 	return s, cps
 }
@@ -89,8 +89,8 @@ func TestWakeDecisions(t *testing.T) {
 				t.Fatalf("sleeping %d after waking %d of %d", sl, tc.want, tc.sleepers)
 			}
 			blocked := 0
-			for i := range s.workers {
-				if s.workers[i].isBlocked {
+			for i := range s.Workers() {
+				if s.state(i).isBlocked {
 					blocked++
 				}
 			}
@@ -266,7 +266,7 @@ func TestSleepOnLatchAlreadySet(t *testing.T) {
 	l.Set()
 	s.sleepOnLatch(0, &l) // would block for ever if it parked
 	require.True(t, l.Probe())
-	require.False(t, s.workers[0].isBlocked)
+	require.False(t, s.state(0).isBlocked)
 }
 
 // TestIsolatedNoWork yields for the idle rounds, then sleeps on the latch.
@@ -291,7 +291,7 @@ func TestIsolatedNoWork(t *testing.T) {
 // state no channel announces).
 func blockedOnLatch(s *Sleep, i int) {
 	for {
-		w := &s.workers[i]
+		w := s.state(i)
 		w.mu.Lock()
 		blocked := w.isBlocked
 		w.mu.Unlock()
@@ -312,7 +312,7 @@ func TestNudge(t *testing.T) {
 	<-slept
 	require.False(t, l.Probe(), "Nudge Set the latch")
 	require.Equal(t, latchUnset, l.state.Load(), "the woken sleeper left its latch Sleeping")
-	require.False(t, s.workers[0].isBlocked)
+	require.False(t, s.state(0).isBlocked)
 	sleeping, inactive, _ := s.CounterValues()
 	require.Zero(t, sleeping)
 	require.Zero(t, inactive)
@@ -320,17 +320,17 @@ func TestNudge(t *testing.T) {
 	// Awake: the Nudge is kept, and the next sleep on the latch returns
 	// without parking (it would block for ever here), once.
 	s.Nudge(0)
-	require.True(t, s.workers[0].nudged)
+	require.True(t, s.state(0).nudged)
 	s.sleepOnLatch(0, l)
-	require.False(t, s.workers[0].nudged, "the kept Nudge was not consumed")
-	require.False(t, s.workers[0].isBlocked)
+	require.False(t, s.state(0).nudged, "the kept Nudge was not consumed")
+	require.False(t, s.state(0).isBlocked)
 	require.Equal(t, latchUnset, l.state.Load())
 
 	// Asleep in the counters: left alone.
 	c, cps := newTestSleep(t, 2, 1, 0)
 	c.Nudge(0)
 	require.Zero(t, totalUnparks(cps), "Nudge woke a counted sleeper")
-	require.True(t, c.workers[0].isBlocked)
+	require.True(t, c.state(0).isBlocked)
 	sleeping, _, _ = c.CounterValues()
 	require.EqualValues(t, 1, sleeping)
 }
@@ -381,7 +381,7 @@ func TestNudgeRacesLatchSet(t *testing.T) {
 		<-done
 		<-woke
 		require.True(t, l.Probe())
-		require.False(t, s.workers[0].isBlocked)
+		require.False(t, s.state(0).isBlocked)
 		if early {
 			nudgeFirst++
 		} else {

@@ -1,0 +1,10 @@
+package blitz
+
+import "time"
+
+// withFollowHook sets the period and the tick hook of a following pool
+// (follow.go): f receives the pool's size after each tick, under the
+// resize lock.
+func withFollowHook(period time.Duration, f func(size int)) Option {
+	return func(c *config) { c.followHook, c.followPeriod = f, period }
+}

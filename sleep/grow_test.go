@@ -1,0 +1,76 @@
+package sleep
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestGrow adds workers: they get the next indexes, the wakes meant for
+// any sleeper reach them, and a nil Parker or too many workers add none.
+func TestGrow(t *testing.T) {
+	s, err := New(Config{Parkers: []Parker{newChanParker()}})
+	require.NoError(t, err)
+	first, err := s.Grow(newChanParker(), newChanParker())
+	require.NoError(t, err)
+	require.Equal(t, 1, first)
+	require.Equal(t, 3, s.Workers())
+
+	_, err = s.Grow(newChanParker(), nil)
+	require.Error(t, err)
+	require.Equal(t, 3, s.Workers(), "a failed Grow added workers")
+	_, err = s.Grow(make([]Parker, MaxWorkers)...)
+	require.Error(t, err)
+	require.Equal(t, 3, s.Workers())
+
+	// A new worker sleeps in the counters and a posted job wakes it.
+	var l CoreLatch
+	idle := s.StartLooking(2)
+	idle.rounds = s.roundsUntilSleepy + 1 // straight to sleep
+	idle.jec = s.counters.load().jec()
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		s.NoWorkFound(&idle, &l, func() bool { return false })
+	}()
+	blockedOnLatch(s, 2)
+	sleeping, _, _ := s.CounterValues()
+	require.EqualValues(t, 1, sleeping)
+	s.NewInjectedJobsLazy(1, func() bool { return false })
+	<-slept
+	require.False(t, s.state(2).isBlocked)
+}
+
+// TestPoke wakes a worker asleep in the counters and one asleep on its latch
+// alone, and makes an awake worker's next sleep return at once.
+func TestPoke(t *testing.T) {
+	// On its latch alone.
+	s, l, slept := latchSleeper(t)
+	s.Poke(0)
+	<-slept
+	require.False(t, l.Probe(), "Poke Set the latch")
+	require.False(t, s.state(0).isBlocked)
+
+	// Awake: kept, and consumed by the next sleep, in the counters too.
+	s.Poke(0)
+	require.True(t, s.state(0).poked)
+	s.sleepOnLatch(0, l) // would block for ever if it parked
+	require.False(t, s.state(0).poked)
+	s.Poke(1)
+	var l1 CoreLatch
+	idle := s.StartLooking(1)
+	idle.rounds = s.roundsUntilSleepy + 1 // straight to sleep
+	idle.jec = s.counters.load().jec()
+	s.NoWorkFound(&idle, &l1, func() bool { return false }) // would block for ever if it parked
+	require.False(t, s.state(1).poked)
+	sleeping, _, _ := s.CounterValues()
+	require.Zero(t, sleeping)
+
+	// Asleep in the counters: woken and taken off the count.
+	c, cps := newTestSleep(t, 2, 1, 0)
+	c.Poke(0)
+	require.Equal(t, 1, totalUnparks(cps))
+	require.False(t, c.state(0).isBlocked)
+	sleeping, _, _ = c.CounterValues()
+	require.Zero(t, sleeping)
+}
