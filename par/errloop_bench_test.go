@@ -83,10 +83,11 @@ func BenchmarkErrLoops(b *testing.B) {
 
 // spin is work of about cost iterations of a multiply-add chain.
 func spin(x, cost int) int {
+	u := uint64(x)
 	for range cost {
-		x = x*6364136223846793005 + 1442695040888963407
+		u = u*6364136223846793005 + 1442695040888963407
 	}
-	return x
+	return int(u)
 }
 
 // BenchmarkMapSeq maps a sequence of 100,000 ints, in order, with a
