@@ -22,9 +22,8 @@
 //	see what the pool does                          Pool.Stats, Pool.Expvar
 //	resize; set up or visit every worker            Pool.Resize; WithWorkerStart, WithWorkerExit, Broadcast
 //
-// Every function the pool runs receives a *Worker; fork-join code passes it
-// on (Join, Scope, and par's functions take it). Functions that take a
-// Runner accept a *Pool or a *Worker alike.
+// Every function the pool runs receives a *Worker, which fork-join code
+// passes on; functions that take a Runner accept a *Pool or a *Worker.
 //
 // # Example
 //
@@ -45,11 +44,7 @@
 //	}
 //
 //	func main() {
-//		p, err := blitz.New()
-//		if err != nil {
-//			panic(err)
-//		}
-//		defer p.Close()
+//		p := blitz.Default() // or blitz.New(options...), then Close
 //		fmt.Println(blitz.Do(p, func(w *blitz.Worker) int { return fib(w, 30) }))
 //	}
 //
@@ -66,11 +61,10 @@
 //
 // # Size
 //
-// A pool made without WithWorkers (Default too) has GOMAXPROCS workers and
-// follows GOMAXPROCS when it changes (Go 1.25 changes it with the
-// container's CPU limit): while it works it looks once a second, and an
-// idle pool looks when it next gets work, so it costs nothing idle. A pool
-// made WithWorkers(n) keeps n. Pool.Resize sets the size of either.
+// A pool made without WithWorkers (Default too) follows GOMAXPROCS, which
+// Go 1.25 changes with the container's CPU limit: it looks once a second
+// while it works, and when it next gets work after idling. A pool made
+// WithWorkers(n) keeps n. Pool.Resize sets the size of either.
 //
 // # Calls from inside a task
 //
@@ -83,9 +77,8 @@
 // so pools that call each other, in a cycle too, never run out of workers.
 // Go and GoContext from a task (and Group.Go, Sub.Go) are let in over a
 // full queue's bound or a group's limit (the task could be waiting for
-// itself); TryGo refuses as it does for anyone.
-// A Group's task that waits for its own group panics: it would wait for
-// itself.
+// itself); TryGo refuses as it does for anyone. A Group's task that waits
+// for its own group panics: it would wait for itself.
 //
 // # Panics and Goexit
 //
@@ -111,16 +104,11 @@
 // # Locks
 //
 // Holding a lock around Join, Scope or a par function called with a *Worker
-// is safe: while the call waits for stolen work, its worker runs only parts
-// of that same computation. What still deadlocks, as it would with plain
-// goroutines: a part of the computation taking the lock held around it; the
-// first half of a join waiting for the second (the second may run after the
-// first, on the same goroutine); tasks waiting for tasks still queued behind
-// them once every worker waits so; and a lock held across a call into
-// another pool that tasks of the caller's own pool take (the caller's
-// worker serves its pool meanwhile).
+// is safe: while it waits for stolen work, its worker runs only parts of
+// that computation. What deadlocks, as with plain goroutines: a part taking
+// the lock held around it; a join's first half waiting for its second;
+// tasks waiting for tasks queued behind them on every worker; a lock held
+// across a call into another pool that tasks of the caller's pool take.
 //
-// The design of each part is described at the top of the file that holds it
-// (join.go, submit.go, wait.go, ...) and in the packages it is built on:
-// atomics, deque, sleep and topology.
+// The design of each part is told at the top of the file that holds it.
 package blitz
