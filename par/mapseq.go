@@ -5,6 +5,7 @@ import (
 	"iter"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz"
@@ -44,13 +45,17 @@ import (
 // any pool, and on a busy one degrades towards a sequential map on the
 // consumer.
 //
-// Waiting. The consumer waits for one item at a time: it publishes the
-// item's number in waitFor, checks the slot again, and blocks on wake; a
-// task stores done, then reads waitFor and, if it names its item, sends a
-// token on wake (capacity 1, never blocking). Both sides store before they
-// load (sequentially consistent atomics), so at least one of them sees the
-// other: no wake-up is lost. A stale token only makes the consumer check
-// again.
+// Waiting. The consumer waits for one item at a time: under mu it checks
+// the slot and, if the item is not done, publishes its number in waitFor,
+// then blocks on wake; a task stores done, then reads waitFor under mu and,
+// if it names its item, sends a token on wake (capacity 1, never blocking).
+// Whichever takes mu second sees what the other did before its critical
+// section, so no wake-up is lost. The handshake was first a pair of atomic
+// stores each followed by a load of the other's word (a Dekker pair); that
+// needs store-load ordering across two words, which arm64 gives but a
+// user-mode emulator of it (qemu) did not always, and streams hung there.
+// The mutex needs only the ordering of one word's read-modify-writes. A
+// stale token only makes the consumer check again.
 //
 // Panics and positions. Results reach the consumer in input order, so a
 // panic in f is raised when the consumer reaches that item, after the
@@ -211,8 +216,9 @@ type stream[In, Out any] struct {
 	f     func(In) Out
 	slots []streamSlot[In, Out]
 	// waitFor is the item the consumer blocks on, -1 when none: written by
-	// the consumer, read by every runner after it stores done.
-	waitFor atomic.Int64
+	// the consumer, read by every runner after it stores done, both under mu.
+	mu      sync.Mutex
+	waitFor int64
 	wake    chan struct{}
 	// Consumer only:
 	head, next uint64 // oldest item not yielded; next item to pull
@@ -229,7 +235,7 @@ func runStream[In, Out any](name string, r blitz.Runner, window int, f func(In) 
 		pool = unwrap(r).(*blitz.Worker).Pool()
 	}
 	st := &stream[In, Out]{pool: pool, f: f, slots: make([]streamSlot[In, Out], window), wake: make(chan struct{}, 1)}
-	st.waitFor.Store(-1)
+	st.waitFor = -1
 	defer st.cleanup()
 	broken := false
 	window64 := uint64(window)
@@ -321,7 +327,10 @@ func (st *stream[In, Out]) runItem(k uint64, s *streamSlot[In, Out]) {
 	defer func() {
 		s.exited = !returned
 		s.state.Store(slotWord(k, slotDone))
-		if st.waitFor.Load() == int64(k) {
+		st.mu.Lock()
+		waited := st.waitFor == int64(k)
+		st.mu.Unlock()
+		if waited {
 			select {
 			case st.wake <- struct{}{}:
 			default:
@@ -351,14 +360,17 @@ func (st *stream[In, Out]) await(k uint64) {
 
 // block waits until item k, which someone runs, is done.
 func (st *stream[In, Out]) block(k uint64, s *streamSlot[In, Out]) {
-	for s.state.Load() != slotWord(k, slotDone) {
-		st.waitFor.Store(int64(k))
+	for {
+		st.mu.Lock()
 		if s.state.Load() == slotWord(k, slotDone) {
-			break
+			st.waitFor = -1
+			st.mu.Unlock()
+			return
 		}
+		st.waitFor = int64(k)
+		st.mu.Unlock()
 		<-st.wake
 	}
-	st.waitFor.Store(-1)
 }
 
 // deliver waits for the oldest item, frees its slot and emits its result;
