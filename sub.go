@@ -245,14 +245,8 @@ func TryDoIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T) (T, error
 // doContext.
 func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait bool, name string) (T, error) {
 	var zero T
-	if fn == nil {
-		panic("blitz: " + name + ": nil function")
-	}
-	if ctx == nil {
-		panic("blitz: " + name + ": nil context")
-	}
-	if err := ctx.Err(); err != nil {
-		return zero, fmt.Errorf("blitz: %s: %w", name, err)
+	if err := checkCall(ctx, fn, name); err != nil {
+		return zero, err
 	}
 	w := currentWorker()
 	if w != nil && w.pool == s.p {

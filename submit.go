@@ -369,10 +369,10 @@ func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error)
 	return doContext(ctx, p, fn, false, "TryDo")
 }
 
-// doContext is DoContext (wait true) and TryDo (wait false); name is the
-// function the caller called, for panic messages and errors.
-func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
-	var zero T
+// checkCall panics, naming the function name, for a nil fn or ctx, and
+// returns ctx's error, wrapped and named, if ctx has already ended: the
+// checks DoContext, TryDo and their Sub forms make before anything else.
+func checkCall[T any](ctx context.Context, fn func(*Worker) T, name string) error {
 	if fn == nil {
 		panic("blitz: " + name + ": nil function")
 	}
@@ -380,7 +380,17 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 		panic("blitz: " + name + ": nil context")
 	}
 	if err := ctx.Err(); err != nil {
-		return zero, fmt.Errorf("blitz: %s: %w", name, err)
+		return fmt.Errorf("blitz: %s: %w", name, err)
+	}
+	return nil
+}
+
+// doContext is DoContext (wait true) and TryDo (wait false); name is the
+// function the caller called, for panic messages and errors.
+func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
+	var zero T
+	if err := checkCall(ctx, fn, name); err != nil {
+		return zero, err
 	}
 	if w := currentWorker(); w != nil {
 		if w.pool == p {
