@@ -65,18 +65,12 @@ func FlatMap[S ~[]E, E, T any](r blitz.Runner, s S, f func(E) []T) []T {
 	if len(s) == 0 {
 		return nil
 	}
-	return doOn("FlatMap", r, func(w *blitz.Worker) []T {
-		plan := gatherPieces(r, w, len(s))
-		bufs := make([][]T, plan.k)
-		eachPiece(w, 0, plan.k, func(_ *blitz.Worker, i int) {
-			lo, hi := plan.bounds(i)
-			var buf []T
-			for _, x := range s[lo:hi] {
-				buf = append(buf, f(x)...)
-			}
-			bufs[i] = buf
-		})
-		return concat(w, bufs)
+	return gather("FlatMap", r, len(s), func(lo, hi int) []T {
+		var buf []T
+		for _, x := range s[lo:hi] {
+			buf = append(buf, f(x)...)
+		}
+		return buf
 	})
 }
 
@@ -92,18 +86,28 @@ func FilterMap[S ~[]E, E, T any](r blitz.Runner, s S, f func(E) (T, bool)) []T {
 	if len(s) == 0 {
 		return nil
 	}
-	return doOn("FilterMap", r, func(w *blitz.Worker) []T {
-		plan := gatherPieces(r, w, len(s))
+	return gather("FilterMap", r, len(s), func(lo, hi int) []T {
+		var buf []T
+		for _, x := range s[lo:hi] {
+			if v, ok := f(x); ok {
+				buf = append(buf, v)
+			}
+		}
+		return buf
+	})
+}
+
+// gather runs piece over the pieces of [0, n) on r, each filling a buffer
+// of its own, and returns their concatenation in index order: the body of
+// FlatMap and FilterMap. piece is called once per piece, not per element,
+// so the element loop inside it keeps the caller's callback the only
+// indirect call.
+func gather[T any](name string, r blitz.Runner, n int, piece func(lo, hi int) []T) []T {
+	return doOn(name, r, func(w *blitz.Worker) []T {
+		plan := gatherPieces(r, w, n)
 		bufs := make([][]T, plan.k)
 		eachPiece(w, 0, plan.k, func(_ *blitz.Worker, i int) {
-			lo, hi := plan.bounds(i)
-			var buf []T
-			for _, x := range s[lo:hi] {
-				if v, ok := f(x); ok {
-					buf = append(buf, v)
-				}
-			}
-			bufs[i] = buf
+			bufs[i] = piece(plan.bounds(i))
 		})
 		return concat(w, bufs)
 	})
