@@ -52,7 +52,11 @@ type follower struct {
 	// it leaves the timer disarmed. sync/atomic.
 	armed atomic.Bool
 	// pending says that a worker woke since the last tick. Stored true by
-	// waking workers, swapped false by the tick. sync/atomic.
+	// waking workers, swapped false by the tick. sync/atomic, sequentially
+	// consistent: armed and pending are a Dekker pair. The tick stores
+	// armed false, then loads pending; a waking worker stores pending,
+	// then loads (CASes) armed; so one of the two sees the other and the
+	// timer is never left disarmed while a wake went unseen.
 	pending atomic.Bool
 	// period is followPeriod but in tests. Immutable after New.
 	period time.Duration
