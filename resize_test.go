@@ -151,7 +151,12 @@ func TestResizeRetiresWithQueuedWork(t *testing.T) {
 				}
 				assert.EqualValues(t, spawned, ran.Load())
 				assert.EqualValues(t, 1, p.retiredWithJob.Load(), "the worker retired without queued work")
-				assert.EqualValues(t, spawned, on[1].Load(), "the retiring worker's own queue ran elsewhere")
+				// The retiring worker runs its queue itself; once it runs
+				// one of those tasks, worker 0's scope wait may steal the
+				// rest (worker 1 runs a task of its scope again), so the
+				// split is free but worker 1 ran at least the first.
+				assert.GreaterOrEqual(t, on[1].Load(), int64(1), "the retiring worker did not run its own queue")
+				assert.EqualValues(t, spawned, on[0].Load()+on[1].Load())
 				assert.Equal(t, 1, p.Workers())
 			})
 		})
