@@ -133,6 +133,13 @@ const (
 	// sortCheckGrain: elements per job of a parallel order check, and the
 	// stride between two looks at its early-exit flag.
 	sortCheckGrain = 1 << 14
+	// partHoareFunc and partHoareOrdered: whether SortFunc's and Sort's
+	// partitions use Hoare's scheme or Lomuto's. Hoare's keeps
+	// slices.Sort's patterns, which saves comparisons, the cost that counts
+	// when each is a call; Lomuto's loop is the cheaper one when comparing
+	// is a machine instruction.
+	partHoareFunc    = true
+	partHoareOrdered = false
 )
 
 // Hints from the pivot choice (see choosePivotFunc).
@@ -292,25 +299,30 @@ func (s *sortChunks) allDone() bool {
 }
 
 // swapMisplaced swaps the t-th misplaced element of v[:m] with the t-th
-// misplaced element of v[m:], for t in [lo, hi) (see sortChunks).
+// misplaced element of v[m:] counted from its end, for t in [lo, hi) (see
+// sortChunks). Pairing the front's misplaced elements with the back's in
+// reverse is what Hoare's partition does: a descending run at the back
+// reaches the left side ascending.
 func swapMisplaced[E any](s *sortChunks, v []E, lo, hi int) {
 	a, b := s.wrong[:s.nw], s.wrong[s.nw:s.nr]
 	ia, oa := seekSpan(a, lo)
-	ib, ob := seekSpan(b, lo)
+	ib, ob := seekSpanBack(b, lo)
 	for t := lo; t < hi; {
 		sa, sb := a[ia], b[ib]
-		// Swap the longest stretch that stays within both runs.
-		c := min(sa.hi-(sa.lo+oa), sb.hi-(sb.lo+ob), hi-t)
-		x, y := v[sa.lo+oa:sa.lo+oa+c], v[sb.lo+ob:sb.lo+ob+c]
+		// Swap the longest stretch that stays within both runs: x from
+		// its front, y from its back.
+		c := min(sa.hi-(sa.lo+oa), sb.hi-ob-sb.lo, hi-t)
+		x, y := v[sa.lo+oa:sa.lo+oa+c], v[sb.hi-ob-c:sb.hi-ob]
 		for i := range x {
-			x[i], y[i] = y[i], x[i]
+			k := c - 1 - i
+			x[i], y[k] = y[k], x[i]
 		}
 		t += c
 		if oa += c; sa.lo+oa == sa.hi {
 			ia, oa = ia+1, 0
 		}
-		if ob += c; sb.lo+ob == sb.hi {
-			ib, ob = ib+1, 0
+		if ob += c; sb.hi-ob == sb.lo {
+			ib, ob = ib-1, 0
 		}
 	}
 }
@@ -319,6 +331,15 @@ func swapMisplaced[E any](s *sortChunks, v []E, lo, hi int) {
 // and t's offset in it.
 func seekSpan(spans []sortSpan, t int) (i, off int) {
 	for i = 0; t >= spans[i].hi-spans[i].lo; i++ {
+		t -= spans[i].hi - spans[i].lo
+	}
+	return i, t
+}
+
+// seekSpanBack is seekSpan counting from the end: element t is the one at
+// spans[i].hi-1-off.
+func seekSpanBack(spans []sortSpan, t int) (i, off int) {
+	for i = len(spans) - 1; t >= spans[i].hi-spans[i].lo; i-- {
 		t -= spans[i].hi - spans[i].lo
 	}
 	return i, t

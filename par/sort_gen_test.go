@@ -57,7 +57,8 @@ func TestSortGeneratorRejects(t *testing.T) {
 
 // genSortOrdered derives the cmp.Ordered variant of the sort template:
 //
-//   - top-level names ending in Func end in Ordered;
+//   - top-level names ending in Func end in Ordered, and so do the
+//     names in sortKernelKnobs;
 //   - cmp(x, y) < 0 becomes orderedLess(x, y);
 //   - parameters, struct fields and call arguments named cmp, keyed
 //     cmp: values and `cmp := ...` statements are deleted;
@@ -72,6 +73,11 @@ func genSortOrdered(src []byte) ([]byte, error) {
 		return nil, err
 	}
 	renamed := map[string]string{}
+	// The knobs that differ between the two kernels are declared in
+	// sort.go in both spellings.
+	for _, k := range sortKernelKnobs {
+		addRename(renamed, k)
+	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
@@ -155,6 +161,10 @@ func genSortOrdered(src []byte) ([]byte, error) {
 	}
 	return format.Source(out.Bytes())
 }
+
+// sortKernelKnobs are the constants of sort.go that the template names with
+// Func and its generated copy with Ordered.
+var sortKernelKnobs = []string{"partHoareFunc"}
 
 func addRename(m map[string]string, name string) {
 	if base, ok := strings.CutSuffix(name, "Func"); ok {

@@ -73,6 +73,59 @@ func TestSortPartitionKernels(t *testing.T) {
 	}
 }
 
+// TestSortPartitionHoare pins SortFunc's partition to Hoare's scans as
+// slices.Sort runs them: the same count, the same "already" answer and the
+// very same arrangement (the one that keeps an up-down input's comparisons
+// low), at short and long lengths and with pivots that leave few, half or
+// most elements on the left.
+func TestSortPartitionHoare(t *testing.T) {
+	require.True(t, partHoareFunc, "SortFunc partitions by Hoare's scheme")
+	hoare := func(v []int, p int) (int, bool) {
+		l, r := 0, len(v)
+		already := true
+		for {
+			for l < r && v[l] < p {
+				l++
+			}
+			for l < r && v[r-1] >= p {
+				r--
+			}
+			if l >= r {
+				return l, already
+			}
+			already = false
+			r--
+			v[l], v[r] = v[r], v[l]
+			l++
+		}
+	}
+	rng := rand.New(rand.NewPCG(11, 11))
+	sizes := []int{0, 1, 2, 63, 64, 65, 127, 128, 129, 130, 191, 255, 256, 257, 300, 1000, 4099}
+	for _, n := range sizes {
+		for round := 0; round < 60; round++ {
+			v := make([]int, n)
+			for i := range v {
+				v[i] = rng.IntN(100)
+			}
+			switch round % 6 {
+			case 0:
+				slices.Sort(v)
+			case 1:
+				slices.Sort(v)
+				slices.Reverse(v)
+			}
+			p := []int{1, 10, 50, 90, 99, rng.IntN(101)}[round%6]
+			want := slices.Clone(v)
+			wantLt, wantAlready := hoare(want, p)
+			got := slices.Clone(v)
+			lt, already := partitionLessFunc(got, p, cmp.Compare[int])
+			require.Equal(t, wantLt, lt, "n=%d p=%d", n, p)
+			require.Equal(t, wantAlready, already, "n=%d p=%d", n, p)
+			require.Equal(t, want, got, "n=%d p=%d: not Hoare's arrangement", n, p)
+		}
+	}
+}
+
 func TestSortParallelPartition(t *testing.T) {
 	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
 		if p.Workers() == 1 {

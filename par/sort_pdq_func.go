@@ -21,15 +21,19 @@ import (
 // pivot samples were in order, equal-element partitioning when the pivot
 // equals the piece's lower bound, pattern breaking after a lopsided
 // partition and heapsort once a piece had too many of them, so no input is
-// quadratic. The partition is Lomuto's, branch-free (the comparison feeds a
-// counter, not a jump), after a scan from both ends that detects a piece
-// that is already partitioned. Parallelism comes in two places: the two
-// sides of a partition are sorted under JoinArgs when both are long, and a
-// piece longer than the slice's share per worker is partitioned in parallel
-// chunks (partitionParFunc).
+// quadratic. The partition is Hoare's, scanned in blocks whose comparisons
+// feed counters, not jumps, or for Sort Lomuto's, equally branch-free (see
+// partitionLessFunc), after a scan from both ends that detects a piece
+// that is already partitioned. The pivot samples sit where slices.Sort
+// takes them and Hoare's partition leaves the elements where it does, so
+// on one worker SortFunc mostly splits as it does, and mends the same
+// patterns. Parallelism comes in two places: the
+// two sides of a partition are sorted under JoinArgs when both are long,
+// and a piece longer than the slice's share per worker is partitioned in
+// parallel chunks (partitionParFunc).
 //
-// Every move is a swap done before the next comparison, so a panicking cmp
-// leaves the slice a permutation of its elements.
+// Every move is a swap, so a panicking cmp leaves the slice a permutation
+// of its elements.
 
 // pdqCtxFunc is shared by every job of one parallel sort or order check; a
 // sort that cannot fork (an inline one, or one on a pool of one worker) has
@@ -280,13 +284,13 @@ func siftDownFunc[E any](v []E, i, n int, cmp func(a, b E) int) {
 }
 
 // choosePivotFunc picks the index of a pivot for data[a:b] (b-a >= 8): the
-// median of the elements at a quarter, a half and three quarters of the
+// median of the elements at one, two and three quarters (rounded down) of the
 // piece, each first replaced by the median of itself and its neighbours on
 // long pieces (Tukey's ninther). The hint says whether every comparison of
 // the samples found them ascending, or every one strictly descending.
 func choosePivotFunc[E any](data []E, a, b int, cmp func(a, b E) int) (pivot, hint int) {
 	n := b - a
-	i, j, k := a+n/4, a+n/2, a+n/4*3
+	i, j, k := a+n/4, a+n/4*2, a+n/4*3
 	falls, tests := 0, 3
 	if n >= sortNintherMin {
 		i = medianOf3Func(data, i-1, i, i+1, &falls, cmp)
@@ -379,52 +383,86 @@ func partitionEqualFunc[E any](data []E, a, b, pivot int, cmp func(a, b E) int) 
 
 // partitionLessFunc moves the elements of v less than p to its front and
 // returns their count, and whether v was already so arranged.
+//
+// With partHoareFunc (see sort.go) it is Hoare's partition, else Lomuto's.
+// Hoare's: the misplaced elements found from the front are swapped, in
+// order, with those found from the back, so the back's elements reach the
+// left side reversed. That is what turns an ascending run followed by a
+// descending one (an up-down input) into sorted pieces, as in slices.Sort;
+// a one-sided (Lomuto) partition keeps the left elements in their order and
+// so hands the same pattern to every level. Its scans branch on each
+// comparison: a block scheme that records offsets without branching
+// (BlockQuicksort) left the same arrangement but took 17% longer on random
+// ints with cmp.Compare, where the call, not the branch, is the cost.
 func partitionLessFunc[E any](v []E, p E, cmp func(a, b E) int) (lt int, already bool) {
 	// Skip the prefix already less and the suffix already not less.
-	i, k := 0, len(v)
-	for i < k && cmp(v[i], p) < 0 {
-		i++
+	l, r := 0, len(v)
+	for l < r && cmp(v[l], p) < 0 {
+		l++
 	}
-	for i < k && !(cmp(v[k-1], p) < 0) {
-		k--
+	for l < r && !(cmp(v[r-1], p) < 0) {
+		r--
 	}
-	if i == k {
-		return i, true
+	if l == r {
+		return l, true
 	}
-	// Lomuto over v[i:k]: v[i:lt] is less than p, v[lt:x] is not. Each
-	// step swaps v[x] to the boundary and advances it only when v[x] was
-	// less: no branch depends on the data.
-	lt = i
-	for x := i; x < k; x++ {
-		e := v[x]
-		v[x] = v[lt]
-		v[lt] = e
-		lt += b2i(cmp(e, p) < 0)
+	if !partHoareFunc {
+		// Lomuto's scheme: each step swaps v[x] to the boundary and
+		// advances it only when v[x] was less, without a branch on the
+		// data.
+		lt = l
+		for x := l; x < r; x++ {
+			e := v[x]
+			v[x] = v[lt]
+			v[lt] = e
+			lt += b2i(cmp(e, p) < 0)
+		}
+		return lt, false
 	}
-	return lt, false
+	for {
+		for l < r && cmp(v[l], p) < 0 {
+			l++
+		}
+		for l < r && !(cmp(v[r-1], p) < 0) {
+			r--
+		}
+		if l >= r {
+			return l, false
+		}
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
+	}
 }
 
 // partitionNotGreaterFunc is partitionLessFunc for the elements not greater
-// than p.
+// than p, scanned the plain way: it runs only on pieces whose pivot equals
+// their lower bound, which the loop leaves behind at once.
 func partitionNotGreaterFunc[E any](v []E, p E, cmp func(a, b E) int) (le int, already bool) {
-	i, k := 0, len(v)
-	for i < k && !(cmp(p, v[i]) < 0) {
-		i++
+	l, r := 0, len(v)
+	for l < r && !(cmp(p, v[l]) < 0) {
+		l++
 	}
-	for i < k && cmp(p, v[k-1]) < 0 {
-		k--
+	for l < r && cmp(p, v[r-1]) < 0 {
+		r--
 	}
-	if i == k {
-		return i, true
+	if l == r {
+		return l, true
 	}
-	le = i
-	for x := i; x < k; x++ {
-		e := v[x]
-		v[x] = v[le]
-		v[le] = e
-		le += b2i(!(cmp(p, e) < 0))
+	for {
+		for l < r && !(cmp(p, v[l]) < 0) {
+			l++
+		}
+		for l < r && cmp(p, v[r-1]) < 0 {
+			r--
+		}
+		if l >= r {
+			return l, false
+		}
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
 	}
-	return le, false
 }
 
 // partitionParFunc is partitionFunc (eq false) or partitionEqualFunc (eq

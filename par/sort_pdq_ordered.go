@@ -205,7 +205,7 @@ func siftDownOrdered[E cmp.Ordered](v []E, i, n int) {
 
 func choosePivotOrdered[E cmp.Ordered](data []E, a, b int) (pivot, hint int) {
 	n := b - a
-	i, j, k := a+n/4, a+n/2, a+n/4*3
+	i, j, k := a+n/4, a+n/4*2, a+n/4*3
 	falls, tests := 0, 3
 	if n >= sortNintherMin {
 		i = medianOf3Ordered(data, i-1, i, i+1, &falls)
@@ -279,45 +279,67 @@ func partitionEqualOrdered[E cmp.Ordered](data []E, a, b, pivot int) int {
 }
 
 func partitionLessOrdered[E cmp.Ordered](v []E, p E) (lt int, already bool) {
-	i, k := 0, len(v)
-	for i < k && orderedLess(v[i], p) {
-		i++
+	l, r := 0, len(v)
+	for l < r && orderedLess(v[l], p) {
+		l++
 	}
-	for i < k && !orderedLess(v[k-1], p) {
-		k--
+	for l < r && !orderedLess(v[r-1], p) {
+		r--
 	}
-	if i == k {
-		return i, true
+	if l == r {
+		return l, true
 	}
-	lt = i
-	for x := i; x < k; x++ {
-		e := v[x]
-		v[x] = v[lt]
-		v[lt] = e
-		lt += b2i(orderedLess(e, p))
+	if !partHoareOrdered {
+		lt = l
+		for x := l; x < r; x++ {
+			e := v[x]
+			v[x] = v[lt]
+			v[lt] = e
+			lt += b2i(orderedLess(e, p))
+		}
+		return lt, false
 	}
-	return lt, false
+	for {
+		for l < r && orderedLess(v[l], p) {
+			l++
+		}
+		for l < r && !orderedLess(v[r-1], p) {
+			r--
+		}
+		if l >= r {
+			return l, false
+		}
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
+	}
 }
 
 func partitionNotGreaterOrdered[E cmp.Ordered](v []E, p E) (le int, already bool) {
-	i, k := 0, len(v)
-	for i < k && !orderedLess(p, v[i]) {
-		i++
+	l, r := 0, len(v)
+	for l < r && !orderedLess(p, v[l]) {
+		l++
 	}
-	for i < k && orderedLess(p, v[k-1]) {
-		k--
+	for l < r && orderedLess(p, v[r-1]) {
+		r--
 	}
-	if i == k {
-		return i, true
+	if l == r {
+		return l, true
 	}
-	le = i
-	for x := i; x < k; x++ {
-		e := v[x]
-		v[x] = v[le]
-		v[le] = e
-		le += b2i(!orderedLess(p, e))
+	for {
+		for l < r && !orderedLess(p, v[l]) {
+			l++
+		}
+		for l < r && orderedLess(p, v[r-1]) {
+			r--
+		}
+		if l >= r {
+			return l, false
+		}
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
 	}
-	return le, false
 }
 
 func partitionParOrdered[E cmp.Ordered](w *blitz.Worker, j pdqJobOrdered[E], a, b, pivot int, eq bool) (mid int, already bool) {

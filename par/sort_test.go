@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/blitz-go/blitz"
@@ -591,6 +592,139 @@ func TestSortComparisonBounds(t *testing.T) {
 			t.Logf("adversary (freeze later %v): %.2f comparisons per element (%.2f·log2 n)", later, per, per/lg)
 			assert.LessOrEqual(t, per, 4*lg)
 		}
+	})
+}
+
+// bentleyMcIlroyInputs are the inputs of Bentley and McIlroy's sort test
+// ("Engineering a Sort Function"), as Go's sort package ports it: five
+// distributions of n elements with a parameter m, each in six modes (the
+// copy, reversed, each half reversed, sorted, dithered).
+func bentleyMcIlroyInputs(n int, ms []int) []sortPattern {
+	dists := []struct {
+		name string
+		make func(rng *rand.Rand, n, m int) []int
+	}{
+		{"sawtooth", func(_ *rand.Rand, n, m int) []int {
+			return sortGen(n, func(i int) int { return i % m })
+		}},
+		{"rand", func(rng *rand.Rand, n, m int) []int {
+			return sortGen(n, func(int) int { return rng.IntN(m) })
+		}},
+		{"stagger", func(_ *rand.Rand, n, m int) []int {
+			return sortGen(n, func(i int) int { return (i*m + i) % n })
+		}},
+		{"plateau", func(_ *rand.Rand, n, m int) []int {
+			return sortGen(n, func(i int) int { return min(i, m) })
+		}},
+		{"shuffle", func(rng *rand.Rand, n, m int) []int {
+			j, k := 0, 1
+			return sortGen(n, func(int) int {
+				if rng.IntN(m) == 0 {
+					j += 2
+					return j
+				}
+				k += 2
+				return k
+			})
+		}},
+	}
+	modes := []struct {
+		name string
+		f    func(v []int)
+	}{
+		{"copy", func([]int) {}},
+		{"reverse", slices.Reverse[[]int]},
+		{"reverse-front", func(v []int) { slices.Reverse(v[:len(v)/2]) }},
+		{"reverse-back", func(v []int) { slices.Reverse(v[len(v)/2:]) }},
+		{"sorted", slices.Sort[[]int]},
+		{"dither", func(v []int) {
+			for i := range v {
+				v[i] += i % 5
+			}
+		}},
+	}
+	var out []sortPattern
+	for _, m := range ms {
+		for _, d := range dists {
+			for _, md := range modes {
+				name := fmt.Sprintf("%s/%s/m=%d", d.name, md.name, m)
+				out = append(out, sortPattern{name, func(rng *rand.Rand, n int) []int {
+					v := d.make(rng, n, m)
+					md.f(v)
+					return v
+				}})
+			}
+		}
+	}
+	// The up-down input: odd numbers ascending, then the upper half of
+	// them descending.
+	out = append(out, sortPattern{"up-down", func(_ *rand.Rand, n int) []int {
+		v := sortGen(n, func(i int) int { return 3 + 2*i })
+		slices.Reverse(v[n/2:])
+		return v
+	}})
+	return out
+}
+
+// sortGen returns the n values f(0), ..., f(n-1).
+func sortGen(n int, f func(i int) int) []int {
+	v := make([]int, n)
+	for i := range v {
+		v[i] = f(i)
+	}
+	return v
+}
+
+// TestSortComparisonsBentleyMcIlroy pins the unstable sort's comparisons
+// to slices.SortFunc's: on one worker, no Bentley-McIlroy input, nor the
+// up-down one, takes more than 1.5 times as many. On several workers the
+// top pieces are partitioned in parallel chunks, which keep fewer of the
+// input's patterns than one Hoare partition does, so there the bound holds
+// for all the inputs' comparisons together, and each input stays within
+// 2.5 times.
+func TestSortComparisonsBentleyMcIlroy(t *testing.T) {
+	sizes := []int{100, 1023, 1025, 1 << 14, 100_003}
+	ms := []int{1, 4, 16, 64, 256, 1024, 4096, 16384, 1 << 17}
+	if sortQuick() {
+		sizes = []int{1023, 100_003}
+		ms = []int{1, 16, 1024, 1 << 17}
+	}
+	const bound, boundEachPar = 1.5, 2.5
+	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
+		worst, worstName := 0.0, ""
+		var total, totalStd int64
+		for _, n := range sizes {
+			for _, pat := range bentleyMcIlroyInputs(n, ms) {
+				src := pat.make(rand.New(rand.NewPCG(uint64(n), 25)), n)
+				var count atomic.Int64
+				c := func(a, b int) int {
+					count.Add(1)
+					return cmp.Compare(a, b)
+				}
+				want := slices.Clone(src)
+				slices.SortFunc(want, c)
+				std := count.Swap(0)
+				s := slices.Clone(src)
+				onRunner(t, p, false, func(r blitz.Runner) { SortFunc(r, s, c) })
+				require.Equal(t, want, s, "%s n=%d", pat.name, n)
+				got := count.Load()
+				total += got
+				totalStd += std
+				ratio := float64(got) / float64(std)
+				each := bound
+				if p.Workers() > 1 {
+					each = boundEachPar
+				}
+				assert.LessOrEqual(t, ratio, each, "%s n=%d: %d comparisons, slices.SortFunc %d",
+					pat.name, n, got, std)
+				if ratio > worst {
+					worst, worstName = ratio, fmt.Sprintf("%s n=%d (%d against %d)", pat.name, n, got, std)
+				}
+			}
+		}
+		ratio := float64(total) / float64(totalStd)
+		assert.LessOrEqual(t, ratio, bound, "all inputs: %d comparisons, slices.SortFunc %d", total, totalStd)
+		t.Logf("comparisons against slices.SortFunc's: %.3fx in all, at most %.3fx: %s", ratio, worst, worstName)
 	})
 }
 
