@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/blitz-go/blitz"
@@ -11,7 +13,11 @@ import (
 // on the pool and wait for it: blitz.TryDo through the blitz executor (what
 // the server does: bounded queue, context, panic mapping) against plain
 // blitz.Do, with the futex and portable (the default) parking backends, and
-// against the bare goroutine-and-channel hand-off (api=go-chan). Handlers
+// against the bare goroutine-and-channel hand-off (api=go-chan) and the
+// smallest pool of long-lived goroutines (api=chan-worker: GOMAXPROCS
+// goroutines receive each task and its reply channel from one channel,
+// run it and reply: the floor of any pool whose workers outlive a task,
+// since each round trip wakes a parked worker and parks it again). Handlers
 // submit concurrently (RunParallel, GOMAXPROCS goroutines). The capacity is
 // large enough that nothing is refused.
 func BenchmarkSubmitAndWait(b *testing.B) {
@@ -55,6 +61,36 @@ func BenchmarkSubmitAndWait(b *testing.B) {
 			done := make(chan struct{})
 			for pb.Next() {
 				go func() { done <- struct{}{} }()
+				<-done
+			}
+		})
+	})
+	b.Run("api=chan-worker/parking=none", func(b *testing.B) {
+		type request struct {
+			fn   func()
+			done chan struct{}
+		}
+		requests := make(chan request, 1<<10)
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range requests {
+					r.fn()
+					r.done <- struct{}{}
+				}
+			}()
+		}
+		defer func() {
+			close(requests)
+			wg.Wait()
+		}()
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			done := make(chan struct{})
+			for pb.Next() {
+				requests <- request{func() {}, done}
 				<-done
 			}
 		})
