@@ -18,7 +18,16 @@ import "cmp"
 // included), so Min and Max are exactly the loop's answer.
 
 // sumKernel returns the sum of s with four accumulators; 0 for an empty s.
+// A 64-bit integer type's sum goes through sumWordsKernel (sumwords.go).
 func sumKernel[E Number](s []E) E {
+	if t, ok := sumWordsKernel(s); ok {
+		return t
+	}
+	return sumLoop(s)
+}
+
+// sumLoop is sumKernel's loop.
+func sumLoop[E Number](s []E) E {
 	var a0, a1, a2, a3 E
 	i := 0
 	for ; i+4 <= len(s); i += 4 {
