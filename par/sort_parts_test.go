@@ -336,6 +336,38 @@ func TestSortHeapAndInsertion(t *testing.T) {
 	}
 }
 
+// TestSortLomuto checks Sort's Lomuto loop on every range [l, r) of short
+// slices, odd and even lengths, against the definition: the count, the
+// partition, the same elements, and nothing outside the range touched
+// (the loop runs on pointers).
+func TestSortLomuto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	for n := 1; n <= 12; n++ {
+		for l := 0; l < n; l++ {
+			for r := l + 1; r <= n; r++ {
+				for round := 0; round < 20; round++ {
+					v := make([]int, n)
+					for i := range v {
+						v[i] = rng.IntN(8)
+					}
+					p := rng.IntN(9)
+					w := slices.Clone(v)
+					lt := lomutoOrdered(w, l, r, p)
+					want := l
+					for _, x := range v[l:r] {
+						want += b2i(x < p)
+					}
+					require.Equal(t, want, lt, "n=%d [%d,%d) p=%d", n, l, r, p)
+					require.True(t, isPartitioned(w[l:r], func(x int) bool { return x < p }), "n=%d [%d,%d)", n, l, r)
+					requireSameElements(t, v[l:r], w[l:r], "n=%d [%d,%d)", n, l, r)
+					require.Equal(t, v[:l], w[:l], "before the range")
+					require.Equal(t, v[r:], w[r:], "after the range")
+				}
+			}
+		}
+	}
+}
+
 func TestSortBreakPatternsAndReverse(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 8, 9, 100, 1 << 12} {
 		v := make([]int, n)

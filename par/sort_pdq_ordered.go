@@ -7,6 +7,7 @@ import (
 	"github.com/blitz-go/blitz"
 	"math/bits"
 	"sync/atomic"
+	"unsafe"
 )
 
 type pdqCtxOrdered[E cmp.Ordered] struct {
@@ -290,14 +291,7 @@ func partitionLessOrdered[E cmp.Ordered](v []E, p E) (lt int, already bool) {
 		return l, true
 	}
 	if !partHoareOrdered {
-		lt = l
-		for x := l; x < r; x++ {
-			e := v[x]
-			v[x] = v[lt]
-			v[lt] = e
-			lt += b2i(orderedLess(e, p))
-		}
-		return lt, false
+		return lomutoOrdered(v, l, r, p), false
 	}
 	for {
 		for l < r && orderedLess(v[l], p) {
@@ -313,6 +307,37 @@ func partitionLessOrdered[E cmp.Ordered](v []E, p E) (lt int, already bool) {
 		v[l], v[r] = v[r], v[l]
 		l++
 	}
+}
+
+func lomutoOrdered[E cmp.Ordered](v []E, l, r int, p E) int {
+	v = v[:r]
+	_ = v[l]
+	base := unsafe.Pointer(unsafe.SliceData(v))
+	size := unsafe.Sizeof(p)
+	at := func(i int) *E {
+		return (*E)(unsafe.Add(base, uintptr(i)*size))
+	}
+	lt, x := l, l
+	for ; x+1 < r; x += 2 {
+		px, pl := at(x), at(lt)
+		e := *px
+		*px = *pl
+		*pl = e
+		lt += b2i(orderedLess(e, p))
+		px, pl = at(x+1), at(lt)
+		e = *px
+		*px = *pl
+		*pl = e
+		lt += b2i(orderedLess(e, p))
+	}
+	if x < r {
+		px, pl := at(x), at(lt)
+		e := *px
+		*px = *pl
+		*pl = e
+		lt += b2i(orderedLess(e, p))
+	}
+	return lt
 }
 
 func partitionNotGreaterOrdered[E cmp.Ordered](v []E, p E) (le int, already bool) {
