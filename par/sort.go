@@ -108,7 +108,8 @@ func IsSortedFunc[S ~[]E, E any](r blitz.Runner, s S, cmp func(a, b E) int) bool
 // parallel ones keep each job long enough (tens of microseconds for ints)
 // that forking it costs little beside its work.
 const (
-	// sortInsertionMax: pieces this short are finished by insertion sort.
+	// sortInsertionMax: SortFunc's pieces this short are finished by
+	// insertion sort, as slices.SortFunc's are (see insertionMaxFunc).
 	sortInsertionMax = 12
 	// sortNintherMin: pieces this long take the median of three medians of
 	// three as pivot, shorter ones the median of three.
@@ -140,6 +141,29 @@ const (
 	// is a machine instruction.
 	partHoareFunc    = true
 	partHoareOrdered = false
+	// holdOutFunc and holdOutOrdered: whether the kernel may hold an
+	// element outside the slice while it moves others, which saves a
+	// store per move but would lose the element if cmp panicked; Sort's
+	// comparison cannot.
+	holdOutFunc    = false
+	holdOutOrdered = true
+	// insertionMaxFunc and insertionMaxOrdered: SortFunc's and Sort's
+	// pieces this short are finished by insertion sort (a small sort, for
+	// Sort: see networkOrdered). Sort's longer pieces save quicksort
+	// levels, which its small sort makes cheaper than they are.
+	insertionMaxFunc    = sortInsertionMax
+	insertionMaxOrdered = 32
+	// networkFunc and networkOrdered: whether insertion sort starts with
+	// a sorting network on a prefix of its piece, and merges sorted halves
+	// of the longer ones. A network does more comparisons than insertion
+	// sort does, but none of its branches depends on the data, where
+	// insertion sort's mispredict about once per element; a merge needs a
+	// buffer, so it holds elements out (holdOutFunc).
+	networkFunc    = false
+	networkOrdered = true
+	// sortMergeHalvesMin: with a network, pieces this long sort their
+	// halves apart (a network of 9 or 13 each) and merge them.
+	sortMergeHalvesMin = 18
 )
 
 // Hints from the pivot choice (see choosePivotFunc).

@@ -164,7 +164,7 @@ func genSortOrdered(src []byte) ([]byte, error) {
 
 // sortKernelKnobs are the constants of sort.go that the template names with
 // Func and its generated copy with Ordered.
-var sortKernelKnobs = []string{"partHoareFunc"}
+var sortKernelKnobs = []string{"partHoareFunc", "holdOutFunc", "insertionMaxFunc", "networkFunc"}
 
 func addRename(m map[string]string, name string) {
 	if base, ok := strings.CutSuffix(name, "Func"); ok {

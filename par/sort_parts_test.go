@@ -3,6 +3,7 @@ package par
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -80,6 +81,7 @@ func TestSortPartitionKernels(t *testing.T) {
 // most elements on the left.
 func TestSortPartitionHoare(t *testing.T) {
 	require.True(t, partHoareFunc, "SortFunc partitions by Hoare's scheme")
+	require.False(t, holdOutFunc, "SortFunc moves by swaps, so a panicking cmp leaves a permutation")
 	hoare := func(v []int, p int) (int, bool) {
 		l, r := 0, len(v)
 		already := true
@@ -329,10 +331,28 @@ func TestSortHeapAndInsertion(t *testing.T) {
 		h := slices.Clone(v)
 		heapSortOrdered(h)
 		require.Equal(t, want, h, "heapsort n=%d", n)
-		// Within a larger slice, insertion sort touches only its range.
+		// Within a larger slice, insertion sort touches only its range;
+		// both variants, whose small sorts differ.
 		big := append(append([]int{-1}, v...), -2)
 		insertionSortOrdered(big, 1, n+1)
 		require.Equal(t, append(append([]int{-1}, want...), -2), big, "insertion n=%d", n)
+		big = append(append([]int{-1}, v...), -2)
+		insertionSortFunc(big, 1, n+1, cmp.Compare[int])
+		require.Equal(t, append(append([]int{-1}, want...), -2), big, "insertion (func) n=%d", n)
+	}
+	// Every length Sort's small sort runs at, each path of it: plain
+	// insertion, a network then insertion, halves merged.
+	for n := 0; n <= insertionMaxOrdered; n++ {
+		for round := 0; round < 100; round++ {
+			v := make([]int, n)
+			for i := range v {
+				v[i] = rng.IntN(n/2 + 1)
+			}
+			want := slices.Clone(v)
+			slices.Sort(want)
+			insertionSortOrdered(v, 0, n)
+			require.Equal(t, want, v, "n=%d", n)
+		}
 	}
 }
 
@@ -364,6 +384,74 @@ func TestSortLomuto(t *testing.T) {
 					require.Equal(t, v[r:], w[r:], "after the range")
 				}
 			}
+		}
+	}
+}
+
+// TestSortNetworks checks the sorting networks by the 0-1 principle: a
+// comparator network sorts every input if it sorts every input of zeros
+// and ones, so all 2^13 and 2^9 of those are tried; and the prefix each
+// length gets.
+func TestSortNetworks(t *testing.T) {
+	for _, size := range []int{9, 13} {
+		for m := 0; m < 1<<size; m++ {
+			v := make([]int, size)
+			for i := range v {
+				v[i] = m >> i & 1
+			}
+			require.Equal(t, size, sortNetworkOrdered(v))
+			require.True(t, slices.IsSorted(v), "size %d, input %b: %v", size, m, v)
+		}
+	}
+	for n := 1; n <= 20; n++ {
+		v := make([]int, n)
+		for i := range v {
+			v[i] = n - i
+		}
+		want := 1
+		switch {
+		case n >= 13:
+			want = 13
+		case n >= 9:
+			want = 9
+		}
+		src := slices.Clone(v)
+		require.Equal(t, want, sortNetworkOrdered(v), "n=%d", n)
+		if want > 1 {
+			require.True(t, slices.IsSorted(v[:want]), "n=%d", n)
+		}
+		require.Equal(t, src[want:], v[want:], "n=%d: only the prefix is touched", n)
+	}
+}
+
+// TestSortMergeHalves checks the two-ended merge of Sort's small sort on
+// every length it runs at, with distinct, repeated and NaN-holding
+// elements (NaNs order first, and equal to each other).
+func TestSortMergeHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 17))
+	for n := 2; n <= insertionMaxOrdered; n++ {
+		h := n / 2
+		for round := 0; round < 200; round++ {
+			v := make([]float64, n)
+			for i := range v {
+				switch round % 3 {
+				case 0:
+					v[i] = rng.Float64()
+				case 1:
+					v[i] = float64(rng.IntN(3))
+				default:
+					v[i] = float64(rng.IntN(4))
+					if v[i] == 3 {
+						v[i] = math.NaN()
+					}
+				}
+			}
+			slices.Sort(v[:h])
+			slices.Sort(v[h:])
+			want := slices.Clone(v)
+			slices.Sort(want)
+			mergeHalvesOrdered(v, h)
+			require.Equal(t, fmt.Sprint(want), fmt.Sprint(v), "n=%d", n)
 		}
 	}
 }

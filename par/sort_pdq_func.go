@@ -33,8 +33,13 @@ import (
 // and a piece longer than the slice's share per worker is partitioned in
 // parallel chunks (partitionParFunc).
 //
-// Every move is a swap, so a panicking cmp leaves the slice a permutation
-// of its elements.
+// SortFunc's moves are all swaps, so a panicking cmp leaves the slice a
+// permutation of its elements. Sort's comparison cannot panic, and its
+// kernel differs from SortFunc's where that or the cheapness of comparing
+// pays (the knobs in sort.go): short pieces are sorted by a sorting network
+// on a prefix, insertion of the rest and, for the longer ones, a merge of
+// two halves so sorted (see insertionSortFunc), all of which hold elements
+// out of the slice; and the partition is Lomuto's.
 
 // pdqCtxFunc is shared by every job of one parallel sort or order check; a
 // sort that cannot fork (an inline one, or one on a pool of one worker) has
@@ -160,7 +165,7 @@ func pdqsortFunc[E any](w *blitz.Worker, j pdqJobFunc[E]) struct{} {
 	balanced, partitioned := j.balanced, j.partitioned
 	for {
 		n := b - a
-		if n <= sortInsertionMax {
+		if n <= insertionMaxFunc {
 			insertionSortFunc(data, a, b, cmp)
 			return struct{}{}
 		}
@@ -242,14 +247,186 @@ func pdqsortFunc[E any](w *blitz.Worker, j pdqJobFunc[E]) struct{} {
 	}
 }
 
-// insertionSortFunc sorts data[a:b] by insertion.
+// insertionSortFunc sorts data[a:b] by insertion: with holdOutFunc (see
+// sort.go) each element is held out while the greater ones before it shift
+// right, one store per step, else it is swapped down. With networkFunc a
+// sorting network first sorts a prefix without a branch on the data, and a
+// piece of sortMergeHalvesMin to insertionMaxFunc elements sorts its two
+// halves so and merges them, which leaves each insertion a short way to go.
 func insertionSortFunc[E any](data []E, a, b int, cmp func(a, b E) int) {
 	v := data[a:b]
+	if holdOutFunc {
+		if networkFunc && len(v) >= sortMergeHalvesMin && len(v) <= insertionMaxFunc {
+			h := len(v) / 2
+			insertShiftFunc(v[:h], sortNetworkFunc(v[:h], cmp), cmp)
+			insertShiftFunc(v[h:], sortNetworkFunc(v[h:], cmp), cmp)
+			mergeHalvesFunc(v, h, cmp)
+			return
+		}
+		from := 1
+		if networkFunc {
+			from = sortNetworkFunc(v, cmp)
+		}
+		insertShiftFunc(v, from, cmp)
+		return
+	}
 	for i := 1; i < len(v); i++ {
 		for k := i; k > 0 && cmp(v[k], v[k-1]) < 0; k-- {
 			v[k], v[k-1] = v[k-1], v[k]
 		}
 	}
+}
+
+// insertShiftFunc sorts v, whose prefix v[:from] is sorted, by insertion:
+// each element is held out while the greater ones before it shift right.
+func insertShiftFunc[E any](v []E, from int, cmp func(a, b E) int) {
+	for i := from; i < len(v); i++ {
+		x := v[i]
+		k := i
+		for ; k > 0 && cmp(x, v[k-1]) < 0; k-- {
+			v[k] = v[k-1]
+		}
+		v[k] = x
+	}
+}
+
+// mergeHalvesFunc merges the sorted halves v[:h] and v[h:] (h = len(v)/2,
+// len(v) <= insertionMaxFunc) through a buffer on the stack, from both
+// ends at once: each step writes the smaller head to the front and the
+// greater tail to the back, choosing without a branch. Neither end can
+// overrun its runs: after i < len(v)/2 steps each end has taken i
+// elements, and an element that one end took is, under a strict weak
+// order, never chosen by the other.
+func mergeHalvesFunc[E any](v []E, h int, cmp func(a, b E) int) {
+	var buf [insertionMaxFunc]E
+	n := len(v)
+	out := buf[:n]
+	l, r := 0, h
+	lb, rb := h-1, n-1
+	for i := 0; i < n/2; i++ {
+		x, y := v[l], v[r]
+		takeR := cmp(y, x) < 0
+		if takeR {
+			x = y
+		}
+		out[i] = x
+		r += b2i(takeR)
+		l += 1 - b2i(takeR)
+		x, y = v[lb], v[rb]
+		takeL := cmp(y, x) < 0
+		if takeL {
+			y = x
+		}
+		out[n-1-i] = y
+		lb -= b2i(takeL)
+		rb -= 1 - b2i(takeL)
+	}
+	if n%2 == 1 {
+		x := v[r]
+		if l <= lb {
+			x = v[l]
+		}
+		out[n/2] = x
+	}
+	copy(v, out)
+}
+
+// sortNetworkFunc sorts a prefix of v by a sorting network and returns its
+// length: the first 13 elements, or 9, or none (1) when v is shorter. The
+// networks are the smallest known for their sizes (45 and 25 comparators,
+// from Bert Dobbelaere's list); each comparator is a conditional swap that
+// the compiler can make branch-free, so sorting a random prefix costs no
+// mispredicted branch, where insertion sort mispredicts about once per
+// element.
+func sortNetworkFunc[E any](v []E, cmp func(a, b E) int) int {
+	if len(v) >= 13 {
+		w := v[:13]
+		swapIfLessFunc(w, 0, 12, cmp)
+		swapIfLessFunc(w, 1, 10, cmp)
+		swapIfLessFunc(w, 2, 9, cmp)
+		swapIfLessFunc(w, 3, 7, cmp)
+		swapIfLessFunc(w, 5, 11, cmp)
+		swapIfLessFunc(w, 6, 8, cmp)
+		swapIfLessFunc(w, 1, 6, cmp)
+		swapIfLessFunc(w, 2, 3, cmp)
+		swapIfLessFunc(w, 4, 11, cmp)
+		swapIfLessFunc(w, 7, 9, cmp)
+		swapIfLessFunc(w, 8, 10, cmp)
+		swapIfLessFunc(w, 0, 4, cmp)
+		swapIfLessFunc(w, 1, 2, cmp)
+		swapIfLessFunc(w, 3, 6, cmp)
+		swapIfLessFunc(w, 7, 8, cmp)
+		swapIfLessFunc(w, 9, 10, cmp)
+		swapIfLessFunc(w, 11, 12, cmp)
+		swapIfLessFunc(w, 4, 6, cmp)
+		swapIfLessFunc(w, 5, 9, cmp)
+		swapIfLessFunc(w, 8, 11, cmp)
+		swapIfLessFunc(w, 10, 12, cmp)
+		swapIfLessFunc(w, 0, 5, cmp)
+		swapIfLessFunc(w, 3, 8, cmp)
+		swapIfLessFunc(w, 4, 7, cmp)
+		swapIfLessFunc(w, 6, 11, cmp)
+		swapIfLessFunc(w, 9, 10, cmp)
+		swapIfLessFunc(w, 0, 1, cmp)
+		swapIfLessFunc(w, 2, 5, cmp)
+		swapIfLessFunc(w, 6, 9, cmp)
+		swapIfLessFunc(w, 7, 8, cmp)
+		swapIfLessFunc(w, 10, 11, cmp)
+		swapIfLessFunc(w, 1, 3, cmp)
+		swapIfLessFunc(w, 2, 4, cmp)
+		swapIfLessFunc(w, 5, 6, cmp)
+		swapIfLessFunc(w, 9, 10, cmp)
+		swapIfLessFunc(w, 1, 2, cmp)
+		swapIfLessFunc(w, 3, 4, cmp)
+		swapIfLessFunc(w, 5, 7, cmp)
+		swapIfLessFunc(w, 6, 8, cmp)
+		swapIfLessFunc(w, 2, 3, cmp)
+		swapIfLessFunc(w, 4, 5, cmp)
+		swapIfLessFunc(w, 6, 7, cmp)
+		swapIfLessFunc(w, 8, 9, cmp)
+		swapIfLessFunc(w, 3, 4, cmp)
+		swapIfLessFunc(w, 5, 6, cmp)
+		return 13
+	}
+	if len(v) >= 9 {
+		w := v[:9]
+		swapIfLessFunc(w, 0, 3, cmp)
+		swapIfLessFunc(w, 1, 7, cmp)
+		swapIfLessFunc(w, 2, 5, cmp)
+		swapIfLessFunc(w, 4, 8, cmp)
+		swapIfLessFunc(w, 0, 7, cmp)
+		swapIfLessFunc(w, 2, 4, cmp)
+		swapIfLessFunc(w, 3, 8, cmp)
+		swapIfLessFunc(w, 5, 6, cmp)
+		swapIfLessFunc(w, 0, 2, cmp)
+		swapIfLessFunc(w, 1, 3, cmp)
+		swapIfLessFunc(w, 4, 5, cmp)
+		swapIfLessFunc(w, 7, 8, cmp)
+		swapIfLessFunc(w, 1, 4, cmp)
+		swapIfLessFunc(w, 3, 6, cmp)
+		swapIfLessFunc(w, 5, 7, cmp)
+		swapIfLessFunc(w, 0, 1, cmp)
+		swapIfLessFunc(w, 2, 4, cmp)
+		swapIfLessFunc(w, 3, 5, cmp)
+		swapIfLessFunc(w, 6, 8, cmp)
+		swapIfLessFunc(w, 2, 3, cmp)
+		swapIfLessFunc(w, 4, 5, cmp)
+		swapIfLessFunc(w, 6, 7, cmp)
+		swapIfLessFunc(w, 1, 2, cmp)
+		swapIfLessFunc(w, 3, 4, cmp)
+		swapIfLessFunc(w, 5, 6, cmp)
+		return 9
+	}
+	return 1
+}
+
+// swapIfLessFunc swaps v[i] and v[j] (i < j) if v[j] is less than v[i].
+func swapIfLessFunc[E any](v []E, i, j int, cmp func(a, b E) int) {
+	x, y := v[i], v[j]
+	if cmp(y, x) < 0 {
+		x, y = y, x
+	}
+	v[i], v[j] = x, y
 }
 
 // heapSortFunc sorts v by heapsort, the fallback that keeps the worst case

@@ -97,7 +97,7 @@ func pdqsortOrdered[E cmp.Ordered](w *blitz.Worker, j pdqJobOrdered[E]) struct{}
 	balanced, partitioned := j.balanced, j.partitioned
 	for {
 		n := b - a
-		if n <= sortInsertionMax {
+		if n <= insertionMaxOrdered {
 			insertionSortOrdered(data, a, b)
 			return struct{}{}
 		}
@@ -169,11 +169,161 @@ func pdqsortOrdered[E cmp.Ordered](w *blitz.Worker, j pdqJobOrdered[E]) struct{}
 
 func insertionSortOrdered[E cmp.Ordered](data []E, a, b int) {
 	v := data[a:b]
+	if holdOutOrdered {
+		if networkOrdered && len(v) >= sortMergeHalvesMin && len(v) <= insertionMaxOrdered {
+			h := len(v) / 2
+			insertShiftOrdered(v[:h], sortNetworkOrdered(v[:h]))
+			insertShiftOrdered(v[h:], sortNetworkOrdered(v[h:]))
+			mergeHalvesOrdered(v, h)
+			return
+		}
+		from := 1
+		if networkOrdered {
+			from = sortNetworkOrdered(v)
+		}
+		insertShiftOrdered(v, from)
+		return
+	}
 	for i := 1; i < len(v); i++ {
 		for k := i; k > 0 && orderedLess(v[k], v[k-1]); k-- {
 			v[k], v[k-1] = v[k-1], v[k]
 		}
 	}
+}
+
+func insertShiftOrdered[E cmp.Ordered](v []E, from int) {
+	for i := from; i < len(v); i++ {
+		x := v[i]
+		k := i
+		for ; k > 0 && orderedLess(x, v[k-1]); k-- {
+			v[k] = v[k-1]
+		}
+		v[k] = x
+	}
+}
+
+func mergeHalvesOrdered[E cmp.Ordered](v []E, h int) {
+	var buf [insertionMaxOrdered]E
+	n := len(v)
+	out := buf[:n]
+	l, r := 0, h
+	lb, rb := h-1, n-1
+	for i := 0; i < n/2; i++ {
+		x, y := v[l], v[r]
+		takeR := orderedLess(y, x)
+		if takeR {
+			x = y
+		}
+		out[i] = x
+		r += b2i(takeR)
+		l += 1 - b2i(takeR)
+		x, y = v[lb], v[rb]
+		takeL := orderedLess(y, x)
+		if takeL {
+			y = x
+		}
+		out[n-1-i] = y
+		lb -= b2i(takeL)
+		rb -= 1 - b2i(takeL)
+	}
+	if n%2 == 1 {
+		x := v[r]
+		if l <= lb {
+			x = v[l]
+		}
+		out[n/2] = x
+	}
+	copy(v, out)
+}
+
+func sortNetworkOrdered[E cmp.Ordered](v []E) int {
+	if len(v) >= 13 {
+		w := v[:13]
+		swapIfLessOrdered(w, 0, 12)
+		swapIfLessOrdered(w, 1, 10)
+		swapIfLessOrdered(w, 2, 9)
+		swapIfLessOrdered(w, 3, 7)
+		swapIfLessOrdered(w, 5, 11)
+		swapIfLessOrdered(w, 6, 8)
+		swapIfLessOrdered(w, 1, 6)
+		swapIfLessOrdered(w, 2, 3)
+		swapIfLessOrdered(w, 4, 11)
+		swapIfLessOrdered(w, 7, 9)
+		swapIfLessOrdered(w, 8, 10)
+		swapIfLessOrdered(w, 0, 4)
+		swapIfLessOrdered(w, 1, 2)
+		swapIfLessOrdered(w, 3, 6)
+		swapIfLessOrdered(w, 7, 8)
+		swapIfLessOrdered(w, 9, 10)
+		swapIfLessOrdered(w, 11, 12)
+		swapIfLessOrdered(w, 4, 6)
+		swapIfLessOrdered(w, 5, 9)
+		swapIfLessOrdered(w, 8, 11)
+		swapIfLessOrdered(w, 10, 12)
+		swapIfLessOrdered(w, 0, 5)
+		swapIfLessOrdered(w, 3, 8)
+		swapIfLessOrdered(w, 4, 7)
+		swapIfLessOrdered(w, 6, 11)
+		swapIfLessOrdered(w, 9, 10)
+		swapIfLessOrdered(w, 0, 1)
+		swapIfLessOrdered(w, 2, 5)
+		swapIfLessOrdered(w, 6, 9)
+		swapIfLessOrdered(w, 7, 8)
+		swapIfLessOrdered(w, 10, 11)
+		swapIfLessOrdered(w, 1, 3)
+		swapIfLessOrdered(w, 2, 4)
+		swapIfLessOrdered(w, 5, 6)
+		swapIfLessOrdered(w, 9, 10)
+		swapIfLessOrdered(w, 1, 2)
+		swapIfLessOrdered(w, 3, 4)
+		swapIfLessOrdered(w, 5, 7)
+		swapIfLessOrdered(w, 6, 8)
+		swapIfLessOrdered(w, 2, 3)
+		swapIfLessOrdered(w, 4, 5)
+		swapIfLessOrdered(w, 6, 7)
+		swapIfLessOrdered(w, 8, 9)
+		swapIfLessOrdered(w, 3, 4)
+		swapIfLessOrdered(w, 5, 6)
+		return 13
+	}
+	if len(v) >= 9 {
+		w := v[:9]
+		swapIfLessOrdered(w, 0, 3)
+		swapIfLessOrdered(w, 1, 7)
+		swapIfLessOrdered(w, 2, 5)
+		swapIfLessOrdered(w, 4, 8)
+		swapIfLessOrdered(w, 0, 7)
+		swapIfLessOrdered(w, 2, 4)
+		swapIfLessOrdered(w, 3, 8)
+		swapIfLessOrdered(w, 5, 6)
+		swapIfLessOrdered(w, 0, 2)
+		swapIfLessOrdered(w, 1, 3)
+		swapIfLessOrdered(w, 4, 5)
+		swapIfLessOrdered(w, 7, 8)
+		swapIfLessOrdered(w, 1, 4)
+		swapIfLessOrdered(w, 3, 6)
+		swapIfLessOrdered(w, 5, 7)
+		swapIfLessOrdered(w, 0, 1)
+		swapIfLessOrdered(w, 2, 4)
+		swapIfLessOrdered(w, 3, 5)
+		swapIfLessOrdered(w, 6, 8)
+		swapIfLessOrdered(w, 2, 3)
+		swapIfLessOrdered(w, 4, 5)
+		swapIfLessOrdered(w, 6, 7)
+		swapIfLessOrdered(w, 1, 2)
+		swapIfLessOrdered(w, 3, 4)
+		swapIfLessOrdered(w, 5, 6)
+		return 9
+	}
+	return 1
+}
+
+func swapIfLessOrdered[E cmp.Ordered](v []E, i, j int) {
+	x, y := v[i], v[j]
+	if orderedLess(y, x) {
+		x, y = y, x
+	}
+	v[i], v[j] = x, y
 }
 
 func heapSortOrdered[E cmp.Ordered](v []E) {

@@ -38,10 +38,11 @@ func sortLarge() int {
 // cutoff and a large one.
 func sortSizes() []int {
 	if sortQuick() {
-		return []int{0, 1, 2, 7, sortInsertionMax + 1, stableInsertionMax + 1, sortNintherMin + 1,
+		return []int{0, 1, 2, 7, sortInsertionMax + 1, stableInsertionMax + 1, insertionMaxOrdered + 1, sortNintherMin + 1,
 			sortInlineMax, sortInlineMax + 1, stableJoinMin + 1, 2*stableJoinMin + 1, sortLarge()}
 	}
-	s := []int{0, 1, 2, 3, 7, 8, sortInsertionMax, sortInsertionMax + 1, stableInsertionMax + 1,
+	s := []int{0, 1, 2, 3, 7, 8, 9, 13, sortInsertionMax, sortInsertionMax + 1, stableInsertionMax + 1,
+		sortMergeHalvesMin - 1, sortMergeHalvesMin, insertionMaxOrdered, insertionMaxOrdered + 1,
 		sortNintherMin - 1, sortNintherMin, sortNintherMin + 1, 100,
 		sortJoinMin - 1, sortJoinMin, sortJoinMin + 1,
 		sortInlineMax - 1, sortInlineMax, sortInlineMax + 1,
