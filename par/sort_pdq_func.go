@@ -490,20 +490,20 @@ func choosePivotFunc[E any](data []E, a, b int, cmp func(a, b E) int) (pivot, hi
 // elements, adding to *falls the number of its three comparisons that found
 // two samples in descending order.
 func medianOf3Func[E any](data []E, i, j, k int, falls *int, cmp func(a, b E) int) int {
-	if cmp(data[j], data[i]) < 0 {
-		i, j = j, i
-		*falls++
-	}
+	// Each step selects indices by arithmetic on its comparison's
+	// outcome: on random samples a branch would be a coin toss.
+	f := b2i(cmp(data[j], data[i]) < 0)
+	*falls += f
+	d := (j - i) & -f // swap i and j if they fell
+	i, j = i+d, j-d
 	// data[i] <= data[j]: the larger of the two competes with k.
-	if cmp(data[k], data[j]) < 0 {
-		j, k = k, j
-		*falls++
-	}
+	f = b2i(cmp(data[k], data[j]) < 0)
+	*falls += f
+	j += (k - j) & -f // j is now the smaller of j and k; the larger is out
 	// data[j] <= data[k]: the median is the larger of data[i], data[j].
-	if cmp(data[j], data[i]) < 0 {
-		j = i
-		*falls++
-	}
+	f = b2i(cmp(data[j], data[i]) < 0)
+	*falls += f
+	j -= (j - i) & -f
 	return j
 }
 

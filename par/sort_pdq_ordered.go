@@ -375,18 +375,16 @@ func choosePivotOrdered[E cmp.Ordered](data []E, a, b int) (pivot, hint int) {
 }
 
 func medianOf3Ordered[E cmp.Ordered](data []E, i, j, k int, falls *int) int {
-	if orderedLess(data[j], data[i]) {
-		i, j = j, i
-		*falls++
-	}
-	if orderedLess(data[k], data[j]) {
-		j, k = k, j
-		*falls++
-	}
-	if orderedLess(data[j], data[i]) {
-		j = i
-		*falls++
-	}
+	f := b2i(orderedLess(data[j], data[i]))
+	*falls += f
+	d := (j - i) & -f
+	i, j = i+d, j-d
+	f = b2i(orderedLess(data[k], data[j]))
+	*falls += f
+	j += (k - j) & -f
+	f = b2i(orderedLess(data[j], data[i]))
+	*falls += f
+	j -= (j - i) & -f
 	return j
 }
 
