@@ -337,96 +337,101 @@ func mergeHalvesFunc[E any](v []E, h int, cmp func(a, b E) int) {
 // from Bert Dobbelaere's list); each comparator is a conditional swap that
 // the compiler can make branch-free, so sorting a random prefix costs no
 // mispredicted branch, where insertion sort mispredicts about once per
-// element.
+// element. The elements are held in locals, which the compiler keeps in
+// registers, rather than swapped in place: a comparator would otherwise
+// wait for the store of the one before it.
 func sortNetworkFunc[E any](v []E, cmp func(a, b E) int) int {
 	if len(v) >= 13 {
 		w := v[:13]
-		swapIfLessFunc(w, 0, 12, cmp)
-		swapIfLessFunc(w, 1, 10, cmp)
-		swapIfLessFunc(w, 2, 9, cmp)
-		swapIfLessFunc(w, 3, 7, cmp)
-		swapIfLessFunc(w, 5, 11, cmp)
-		swapIfLessFunc(w, 6, 8, cmp)
-		swapIfLessFunc(w, 1, 6, cmp)
-		swapIfLessFunc(w, 2, 3, cmp)
-		swapIfLessFunc(w, 4, 11, cmp)
-		swapIfLessFunc(w, 7, 9, cmp)
-		swapIfLessFunc(w, 8, 10, cmp)
-		swapIfLessFunc(w, 0, 4, cmp)
-		swapIfLessFunc(w, 1, 2, cmp)
-		swapIfLessFunc(w, 3, 6, cmp)
-		swapIfLessFunc(w, 7, 8, cmp)
-		swapIfLessFunc(w, 9, 10, cmp)
-		swapIfLessFunc(w, 11, 12, cmp)
-		swapIfLessFunc(w, 4, 6, cmp)
-		swapIfLessFunc(w, 5, 9, cmp)
-		swapIfLessFunc(w, 8, 11, cmp)
-		swapIfLessFunc(w, 10, 12, cmp)
-		swapIfLessFunc(w, 0, 5, cmp)
-		swapIfLessFunc(w, 3, 8, cmp)
-		swapIfLessFunc(w, 4, 7, cmp)
-		swapIfLessFunc(w, 6, 11, cmp)
-		swapIfLessFunc(w, 9, 10, cmp)
-		swapIfLessFunc(w, 0, 1, cmp)
-		swapIfLessFunc(w, 2, 5, cmp)
-		swapIfLessFunc(w, 6, 9, cmp)
-		swapIfLessFunc(w, 7, 8, cmp)
-		swapIfLessFunc(w, 10, 11, cmp)
-		swapIfLessFunc(w, 1, 3, cmp)
-		swapIfLessFunc(w, 2, 4, cmp)
-		swapIfLessFunc(w, 5, 6, cmp)
-		swapIfLessFunc(w, 9, 10, cmp)
-		swapIfLessFunc(w, 1, 2, cmp)
-		swapIfLessFunc(w, 3, 4, cmp)
-		swapIfLessFunc(w, 5, 7, cmp)
-		swapIfLessFunc(w, 6, 8, cmp)
-		swapIfLessFunc(w, 2, 3, cmp)
-		swapIfLessFunc(w, 4, 5, cmp)
-		swapIfLessFunc(w, 6, 7, cmp)
-		swapIfLessFunc(w, 8, 9, cmp)
-		swapIfLessFunc(w, 3, 4, cmp)
-		swapIfLessFunc(w, 5, 6, cmp)
+		e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12]
+		e0, e12 = sortedPairFunc(e0, e12, cmp)
+		e1, e10 = sortedPairFunc(e1, e10, cmp)
+		e2, e9 = sortedPairFunc(e2, e9, cmp)
+		e3, e7 = sortedPairFunc(e3, e7, cmp)
+		e5, e11 = sortedPairFunc(e5, e11, cmp)
+		e6, e8 = sortedPairFunc(e6, e8, cmp)
+		e1, e6 = sortedPairFunc(e1, e6, cmp)
+		e2, e3 = sortedPairFunc(e2, e3, cmp)
+		e4, e11 = sortedPairFunc(e4, e11, cmp)
+		e7, e9 = sortedPairFunc(e7, e9, cmp)
+		e8, e10 = sortedPairFunc(e8, e10, cmp)
+		e0, e4 = sortedPairFunc(e0, e4, cmp)
+		e1, e2 = sortedPairFunc(e1, e2, cmp)
+		e3, e6 = sortedPairFunc(e3, e6, cmp)
+		e7, e8 = sortedPairFunc(e7, e8, cmp)
+		e9, e10 = sortedPairFunc(e9, e10, cmp)
+		e11, e12 = sortedPairFunc(e11, e12, cmp)
+		e4, e6 = sortedPairFunc(e4, e6, cmp)
+		e5, e9 = sortedPairFunc(e5, e9, cmp)
+		e8, e11 = sortedPairFunc(e8, e11, cmp)
+		e10, e12 = sortedPairFunc(e10, e12, cmp)
+		e0, e5 = sortedPairFunc(e0, e5, cmp)
+		e3, e8 = sortedPairFunc(e3, e8, cmp)
+		e4, e7 = sortedPairFunc(e4, e7, cmp)
+		e6, e11 = sortedPairFunc(e6, e11, cmp)
+		e9, e10 = sortedPairFunc(e9, e10, cmp)
+		e0, e1 = sortedPairFunc(e0, e1, cmp)
+		e2, e5 = sortedPairFunc(e2, e5, cmp)
+		e6, e9 = sortedPairFunc(e6, e9, cmp)
+		e7, e8 = sortedPairFunc(e7, e8, cmp)
+		e10, e11 = sortedPairFunc(e10, e11, cmp)
+		e1, e3 = sortedPairFunc(e1, e3, cmp)
+		e2, e4 = sortedPairFunc(e2, e4, cmp)
+		e5, e6 = sortedPairFunc(e5, e6, cmp)
+		e9, e10 = sortedPairFunc(e9, e10, cmp)
+		e1, e2 = sortedPairFunc(e1, e2, cmp)
+		e3, e4 = sortedPairFunc(e3, e4, cmp)
+		e5, e7 = sortedPairFunc(e5, e7, cmp)
+		e6, e8 = sortedPairFunc(e6, e8, cmp)
+		e2, e3 = sortedPairFunc(e2, e3, cmp)
+		e4, e5 = sortedPairFunc(e4, e5, cmp)
+		e6, e7 = sortedPairFunc(e6, e7, cmp)
+		e8, e9 = sortedPairFunc(e8, e9, cmp)
+		e3, e4 = sortedPairFunc(e3, e4, cmp)
+		e5, e6 = sortedPairFunc(e5, e6, cmp)
+		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10], w[11], w[12] = e0, e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12
 		return 13
 	}
 	if len(v) >= 9 {
 		w := v[:9]
-		swapIfLessFunc(w, 0, 3, cmp)
-		swapIfLessFunc(w, 1, 7, cmp)
-		swapIfLessFunc(w, 2, 5, cmp)
-		swapIfLessFunc(w, 4, 8, cmp)
-		swapIfLessFunc(w, 0, 7, cmp)
-		swapIfLessFunc(w, 2, 4, cmp)
-		swapIfLessFunc(w, 3, 8, cmp)
-		swapIfLessFunc(w, 5, 6, cmp)
-		swapIfLessFunc(w, 0, 2, cmp)
-		swapIfLessFunc(w, 1, 3, cmp)
-		swapIfLessFunc(w, 4, 5, cmp)
-		swapIfLessFunc(w, 7, 8, cmp)
-		swapIfLessFunc(w, 1, 4, cmp)
-		swapIfLessFunc(w, 3, 6, cmp)
-		swapIfLessFunc(w, 5, 7, cmp)
-		swapIfLessFunc(w, 0, 1, cmp)
-		swapIfLessFunc(w, 2, 4, cmp)
-		swapIfLessFunc(w, 3, 5, cmp)
-		swapIfLessFunc(w, 6, 8, cmp)
-		swapIfLessFunc(w, 2, 3, cmp)
-		swapIfLessFunc(w, 4, 5, cmp)
-		swapIfLessFunc(w, 6, 7, cmp)
-		swapIfLessFunc(w, 1, 2, cmp)
-		swapIfLessFunc(w, 3, 4, cmp)
-		swapIfLessFunc(w, 5, 6, cmp)
+		e0, e1, e2, e3, e4, e5, e6, e7, e8 := w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8]
+		e0, e3 = sortedPairFunc(e0, e3, cmp)
+		e1, e7 = sortedPairFunc(e1, e7, cmp)
+		e2, e5 = sortedPairFunc(e2, e5, cmp)
+		e4, e8 = sortedPairFunc(e4, e8, cmp)
+		e0, e7 = sortedPairFunc(e0, e7, cmp)
+		e2, e4 = sortedPairFunc(e2, e4, cmp)
+		e3, e8 = sortedPairFunc(e3, e8, cmp)
+		e5, e6 = sortedPairFunc(e5, e6, cmp)
+		e0, e2 = sortedPairFunc(e0, e2, cmp)
+		e1, e3 = sortedPairFunc(e1, e3, cmp)
+		e4, e5 = sortedPairFunc(e4, e5, cmp)
+		e7, e8 = sortedPairFunc(e7, e8, cmp)
+		e1, e4 = sortedPairFunc(e1, e4, cmp)
+		e3, e6 = sortedPairFunc(e3, e6, cmp)
+		e5, e7 = sortedPairFunc(e5, e7, cmp)
+		e0, e1 = sortedPairFunc(e0, e1, cmp)
+		e2, e4 = sortedPairFunc(e2, e4, cmp)
+		e3, e5 = sortedPairFunc(e3, e5, cmp)
+		e6, e8 = sortedPairFunc(e6, e8, cmp)
+		e2, e3 = sortedPairFunc(e2, e3, cmp)
+		e4, e5 = sortedPairFunc(e4, e5, cmp)
+		e6, e7 = sortedPairFunc(e6, e7, cmp)
+		e1, e2 = sortedPairFunc(e1, e2, cmp)
+		e3, e4 = sortedPairFunc(e3, e4, cmp)
+		e5, e6 = sortedPairFunc(e5, e6, cmp)
+		w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8] = e0, e1, e2, e3, e4, e5, e6, e7, e8
 		return 9
 	}
 	return 1
 }
 
-// swapIfLessFunc swaps v[i] and v[j] (i < j) if v[j] is less than v[i].
-func swapIfLessFunc[E any](v []E, i, j int, cmp func(a, b E) int) {
-	x, y := v[i], v[j]
+// sortedPairFunc returns x and y in order: y first if it is less.
+func sortedPairFunc[E any](x, y E, cmp func(a, b E) int) (E, E) {
 	if cmp(y, x) < 0 {
 		x, y = y, x
 	}
-	v[i], v[j] = x, y
+	return x, y
 }
 
 // heapSortFunc sorts v by heapsort, the fallback that keeps the worst case
