@@ -498,7 +498,8 @@ func TestSortStableMerges(t *testing.T) {
 				within(t, "merge", func() {
 					p.Run(func(w *blitz.Worker) {
 						c := &stableCtx[sortRec]{cmp: cmpRecKey, workers: p.Workers(), rec: stableRun[sortRec]}
-						mergePar(w, stableJob[sortRec]{c: c, merge: true, a: a, b: b, d: d})
+						src := append(slices.Clone(a), b...)
+						mergePar(w, stableJob[sortRec]{c: c, merge: true, s: src, ia: 0, ea: len(a), jb: len(a), eb: len(src), d: d})
 					})
 				})
 				require.Equal(t, want, d, "sizes=%v distinct=%d", sizes, distinct)
@@ -549,7 +550,7 @@ func TestSortStableMergeGallops(t *testing.T) {
 	slices.SortStableFunc(want, cmpRecKey)
 	calls := 0
 	d := make([]sortRec, 2*n)
-	mergeSeq(a, b, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
+	mergeSeq(append(slices.Clone(a), b...), 0, n, n, 2*n, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
 	require.Equal(t, want, d)
 	// The gallops find both ends in about 2·log2(n) comparisons each; the
 	// middle left to merge holds the elements between n/2 and n + n/2.
@@ -567,7 +568,7 @@ func TestSortStableMergeGallops(t *testing.T) {
 	want = append(append(want[:0], a...), b...)
 	slices.SortStableFunc(want, cmpRecKey)
 	calls = 0
-	mergeSeq(a, b, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
+	mergeSeq(append(slices.Clone(a), b...), 0, n, n, 2*n, d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
 	require.Equal(t, want, d)
 	assert.Less(t, calls, n/4, "comparisons, b before a")
 }

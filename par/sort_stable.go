@@ -2,17 +2,59 @@ package par
 
 import (
 	"cmp"
+	"math/bits"
+	"slices"
 
 	"github.com/blitz-go/blitz"
 )
+
+// This file holds the stable sort. It is a merge sort in two layers, both
+// writing each merge to the other of two slices (s and a scratch slice of
+// the same length), so that a merge moves each element once and never
+// overwrites an input it still reads:
+//
+//   - The parallel layer halves the slice until the pieces are short
+//     (stableJoinMin), sorts the halves of each piece in parallel, and
+//     merges them back, a long merge split among the workers by binary
+//     search. The pieces at each level alternate between s and the scratch
+//     slice, so that the root's merge lands in s.
+//   - Each piece is sorted sequentially by powersort (Munro and Wild, 2018):
+//     it finds the natural runs of the piece, ascending ones and strictly
+//     descending ones (reversed in place, which keeps the order of equal
+//     elements, since a strictly descending run has none), extends the
+//     short ones by insertion sort to stableRunMin elements, and merges
+//     adjacent runs in the order of a nearly optimal merge tree, whose node
+//     depths it computes from the runs' midpoints as it goes: a sorted piece
+//     costs one comparison per element and no merge, a piece of a few runs
+//     a few merges. Each run lies in s or in the scratch slice; a merge
+//     writes to the other one, after moving the shorter input beside the
+//     longer when they lie apart, and two runs already in order are joined
+//     without moving.
+//
+// A merge gallops (see mergeKernel) over the stretches that one input
+// takes whole, so merging nearly sorted runs costs a few comparisons per
+// stretch. Its inner loop branches on cmp's result rather than selecting
+// the element arithmetically: the comparison is a call through a func
+// value, which the compiler cannot inline, and a comparison such as
+// cmp.Compare branches on its operands itself, so a branch-free merge
+// would still pay that branch's mispredictions, and the longer chain of
+// dependent loads besides.
+//
+// When cmp panics, every run still holds its elements, in s or in the
+// scratch slice, since no merge overwrites its inputs: the deferred
+// functions of stableSortSeq and stableSortPar bring those in the scratch
+// slice back to s, so s stays a permutation of its elements.
 
 // SortStableFunc sorts s in ascending order as determined by cmp, keeping
 // equal elements in their original order, potentially in parallel on r. The
 // result is slices.SortStableFunc's. cmp is as for SortFunc.
 //
-// It is a merge sort: the halves of each piece are sorted in parallel, and
-// a long merge is itself split among the workers, each part bounded by a
-// binary search. It allocates one scratch slice of len(s) per call (none
+// It is a merge sort that finds the runs already in order in s, ascending
+// or strictly descending, and merges them: a sorted or reversed s costs
+// one comparison per element, a nearly sorted one not many more. The
+// halves of each long piece are sorted in parallel, and a long merge is
+// itself split among the workers, each part bounded by a binary search.
+// It allocates one scratch slice of len(s) per call (none
 // for a slice short enough for insertion sort) and a few small objects. A
 // slice too short to split (a few thousand elements) is sorted by the
 // calling goroutine.
@@ -44,8 +86,17 @@ func SortStableByKey[S ~[]E, E any, K cmp.Ordered](r blitz.Runner, s S, key func
 
 // Sizes of the stable sort.
 const (
-	// stableInsertionMax: pieces this short are sorted by insertion.
+	// stableInsertionMax: slices this short are sorted by insertion.
 	stableInsertionMax = 20
+	// stableRunMin: shorter natural runs are extended to this length by
+	// insertion sort.
+	stableRunMin = 16
+	// mergeBlockFirst, mergeBlock, mergeBlockMax: the first block of a
+	// merge, the block after a gallop and the longest block, in elements
+	// taken from one input (see mergeKernel).
+	mergeBlockFirst = 32
+	mergeBlock      = 8
+	mergeBlockMax   = 128
 	// stableJoinMin: pieces longer than this sort their halves in parallel.
 	stableJoinMin = 1 << 12
 	// stableMergeGrain: merges longer than this are split in parallel.
@@ -83,9 +134,10 @@ type stableJob[E any] struct {
 	lo, hi int
 	node   int
 	toBuf  bool
-	// A merge: a and b merge into d.
-	merge   bool
-	a, b, d []E
+	// A merge: s[ia:ea] and s[jb:eb] merge into d.
+	merge          bool
+	s, d           []E
+	ia, ea, jb, eb int
 }
 
 // sortStableFunc is SortStableFunc after the checks, shared with
@@ -163,13 +215,25 @@ func stableSortPar[E any](w *blitz.Worker, j stableJob[E]) {
 	if j.toBuf {
 		src, dst = c.v, c.buf
 	}
-	mergePar(w, stableJob[E]{c: c, merge: true, a: src[j.lo:mid], b: src[mid:j.hi], d: dst[j.lo:j.hi]})
+	mergePar(w, stableJob[E]{c: c, merge: true, s: src, ia: j.lo, ea: mid, jb: mid, eb: j.hi, d: dst[j.lo:j.hi]})
 	stage = 2
 	c.done[j.node] = true
 }
 
+// sortRun is a sorted run of a sequential piece: v[lo:hi], or buf[lo:hi]
+// when inBuf.
+type sortRun struct {
+	lo, hi int
+	inBuf  bool
+}
+
+// stableStackMax bounds the runs that wait on stableSortSeq's stack: their
+// merge-tree depths strictly increase up the stack, and a depth is the
+// count of leading zeros of a 64-bit word.
+const stableStackMax = 66
+
 // stableSortSeq sorts v[lo:hi] into v[lo:hi] (toBuf false) or buf[lo:hi],
-// sequentially.
+// sequentially: powersort over the natural runs of the piece.
 func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) {
 	if hi-lo <= stableInsertionMax {
 		insertionSortFunc(c.v, lo, hi, c.cmp)
@@ -178,57 +242,178 @@ func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) {
 		}
 		return
 	}
-	mid := lo + (hi-lo)/2
-	stage := 0 // 1 once the left half is sorted, 2 while merging, 3 when done
+	var (
+		stack [stableStackMax]sortRun
+		depth [stableStackMax]int
+		top   int
+		cur   sortRun // the run after stack[top-1]
+		done  bool
+	)
 	defer func() {
-		if toBuf {
-			return // the halves sorted into v and the merge only reads them
+		if done {
+			return
 		}
-		switch stage {
-		case 1:
-			// The right half panicked, leaving its elements in v; the left
-			// one is in buf.
-			copy(c.v[lo:mid], c.buf[lo:mid])
-		case 2:
-			copy(c.v[lo:hi], c.buf[lo:hi]) // the merge reads buf only
+		// cmp panicked. Merges write to the other slice than the one they
+		// read, so every run still holds its elements, in v or in buf;
+		// the run being found holds its own in v.
+		for _, r := range stack[:top] {
+			if r.inBuf {
+				copy(c.v[r.lo:r.hi], c.buf[r.lo:r.hi])
+			}
+		}
+		if cur.inBuf {
+			copy(c.v[cur.lo:cur.hi], c.buf[cur.lo:cur.hi])
 		}
 	}()
-	stableSortSeq(c, lo, mid, !toBuf)
-	stage = 1
-	stableSortSeq(c, mid, hi, !toBuf)
-	stage = 2
-	src, dst := c.buf, c.v
-	if toBuf {
-		src, dst = c.v, c.buf
+	n := uint64(hi - lo)
+	scale := (1<<62 + n - 1) / n
+	end, ahead := stableNextRun(c.v, lo, hi, c.cmp)
+	cur = sortRun{lo: lo, hi: end}
+	for {
+		// d is the depth in powersort's merge tree of the node that merges
+		// cur with next: the number of leading bits that the midpoints of
+		// the two runs, scaled to [0, 2^62), share. -1 at the end merges
+		// every run left.
+		d := -1
+		var next sortRun
+		if cur.hi < hi {
+			if ahead > 0 {
+				next = sortRun{lo: cur.hi, hi: ahead}
+				ahead = 0
+			} else {
+				end, ahead = stableNextRun(c.v, cur.hi, hi, c.cmp)
+				next = sortRun{lo: cur.hi, hi: end}
+			}
+			x := uint64(cur.lo-lo+cur.hi-lo) * scale
+			y := uint64(cur.hi-lo+next.hi-lo) * scale
+			d = bits.LeadingZeros64(x ^ y)
+		}
+		for top > 0 && depth[top-1] >= d {
+			cur = mergeRuns(c, &stack[top-1], &cur)
+			top--
+		}
+		if d < 0 {
+			break
+		}
+		stack[top], depth[top] = cur, d
+		top++
+		cur = next
 	}
-	mergeSeq(src[lo:mid], src[mid:hi], dst[lo:hi], c.cmp)
-	stage = 3
+	if cur.inBuf != toBuf {
+		if toBuf {
+			copy(c.buf[lo:hi], c.v[lo:hi])
+		} else {
+			copy(c.v[lo:hi], c.buf[lo:hi])
+		}
+	}
+	done = true
 }
 
-// mergePar merges m.a and m.b into m.d, splitting long merges in two parts
-// that run in parallel: the middle element of the longer input and its
-// place in the other, found by binary search, bound the parts, with ties
-// kept in input order (a before b).
+// stableNextRun finds the run that starts at v[start], start < hi, and
+// returns its end. A natural run (see scanRun) of stableRunMin elements or
+// more is the run; a shorter one is extended to stableRunMin elements (or to
+// hi) by insertion sort, unless the natural run after it is long: then
+// the short run stays as it is, and ahead is the end of the long one, the
+// next run, so that an element out of place in a sorted input costs a
+// short run, not an insertion sort.
+func stableNextRun[E any](v []E, start, hi int, cmp func(a, b E) int) (end, ahead int) {
+	e := scanRun(v, start, hi, cmp)
+	if e-start >= stableRunMin || e == hi {
+		return e, 0
+	}
+	if f := scanRun(v, e, hi, cmp); f-e >= stableRunMin {
+		return e, f
+	}
+	end = min(start+stableRunMin, hi)
+	// Swaps rather than shifts: v stays a permutation whenever cmp is
+	// called.
+	for k := e; k < end; k++ {
+		for m := k; m > start && cmp(v[m], v[m-1]) < 0; m-- {
+			v[m], v[m-1] = v[m-1], v[m]
+		}
+	}
+	return end, 0
+}
+
+// scanRun returns the end of the natural run that starts at v[start],
+// start < hi: the longest ascending one, or strictly descending one,
+// reversed in place (which keeps the sort stable since no two of its
+// elements are equal).
+func scanRun[E any](v []E, start, hi int, cmp func(a, b E) int) int {
+	e := start + 1
+	if e >= hi {
+		return hi
+	}
+	if cmp(v[e], v[start]) < 0 {
+		for e+1 < hi && cmp(v[e+1], v[e]) < 0 {
+			e++
+		}
+		e++
+		slices.Reverse(v[start:e])
+		return e
+	}
+	for e+1 < hi && !(cmp(v[e+1], v[e]) < 0) {
+		e++
+	}
+	return e + 1
+}
+
+// mergeRuns merges the adjacent runs x and y of a piece, moving the
+// shorter one beside the other first when they lie in different slices,
+// and returns the merged run: where x and y were if they were already in
+// order, else in the other slice. x and y are updated as they move, so
+// that a panic in cmp finds them.
+func mergeRuns[E any](c *stableCtx[E], x, y *sortRun) sortRun {
+	if x.inBuf != y.inBuf {
+		m := x
+		if y.hi-y.lo < x.hi-x.lo {
+			m = y
+		}
+		if m.inBuf {
+			copy(c.v[m.lo:m.hi], c.buf[m.lo:m.hi])
+		} else {
+			copy(c.buf[m.lo:m.hi], c.v[m.lo:m.hi])
+		}
+		m.inBuf = !m.inBuf
+	}
+	src, dst := c.v, c.buf
+	if x.inBuf {
+		src, dst = c.buf, c.v
+	}
+	if !(c.cmp(src[y.lo], src[x.hi-1]) < 0) {
+		return sortRun{lo: x.lo, hi: y.hi, inBuf: x.inBuf}
+	}
+	mergeOverlap(src, x.lo, x.hi, y.lo, y.hi, dst[x.lo:y.hi], c.cmp)
+	return sortRun{lo: x.lo, hi: y.hi, inBuf: !x.inBuf}
+}
+
+// mergePar merges s[ia:ea] and s[jb:eb] into m.d, splitting long merges in
+// two parts that run in parallel: the middle element of the longer input
+// and its place in the other, found by binary search, bound the parts, with
+// ties kept in input order (a before b).
 func mergePar[E any](w *blitz.Worker, m stableJob[E]) {
-	c := m.c
-	na, nb := len(m.a), len(m.b)
+	c, s := m.c, m.s
+	na, nb := m.ea-m.ia, m.eb-m.jb
 	if c.workers == 1 || na+nb <= stableMergeGrain {
-		mergeSeq(m.a, m.b, m.d, c.cmp)
+		mergeSeq(s, m.ia, m.ea, m.jb, m.eb, m.d, c.cmp)
 		return
 	}
 	var i, j int
 	if na >= nb {
-		// b[:j] < a[i] <= b[j:]
-		i = na / 2
-		j = searchFirst(nb, func(k int) bool { return !(c.cmp(m.b[k], m.a[i]) < 0) })
+		// s[jb:j] < s[i] <= s[j:eb]
+		i = m.ia + na/2
+		x := s[i]
+		j = m.jb + searchFirst(nb, func(k int) bool { return !(c.cmp(s[m.jb+k], x) < 0) })
 	} else {
-		// a[:i] <= b[j] < a[i:]
-		j = nb / 2
-		i = searchFirst(na, func(k int) bool { return c.cmp(m.b[j], m.a[k]) < 0 })
+		// s[ia:i] <= s[j] < s[i:ea]
+		j = m.jb + nb/2
+		x := s[j]
+		i = m.ia + searchFirst(na, func(k int) bool { return c.cmp(x, s[m.ia+k]) < 0 })
 	}
+	k := i - m.ia + j - m.jb
 	l, r := m, m
-	l.a, l.b, l.d = m.a[:i], m.b[:j], m.d[:i+j]
-	r.a, r.b, r.d = m.a[i:], m.b[j:], m.d[i+j:]
+	l.ea, l.eb, l.d = i, j, m.d[:k]
+	r.ia, r.jb, r.d = i, j, m.d[k:]
 	blitz.JoinArgs(w, c.rec, l, c.rec, r)
 }
 
@@ -247,35 +432,41 @@ func searchFirst(n int, f func(k int) bool) int {
 	return lo
 }
 
-// mergeSeq merges the sorted a and b into d (len(a)+len(b) elements),
-// taking from a on ties. When a's last element is not greater than b's
-// first, it only copies. Otherwise it first gallops over the ends that are
+// mergeSeq merges the sorted a = s[i:ea] and b = s[j:eb] into d
+// (len(a)+len(b) elements), taking from a on ties. When a's last element is
+// not greater than b's first, it only copies.
+func mergeSeq[E any](s []E, i, ea, j, eb int, d []E, cmp func(a, b E) int) {
+	if i == ea || j == eb || !(cmp(s[j], s[ea-1]) < 0) {
+		copy(d[copy(d, s[i:ea]):], s[j:eb])
+		return
+	}
+	mergeOverlap(s, i, ea, j, eb, d, cmp)
+}
+
+// mergeOverlap is mergeSeq for a and b both non-empty with b's first
+// element less than a's last. It first gallops over the ends that are
 // already in place, a's elements not greater than b's first and b's
 // elements not less than a's last, and when a's first element is not in
 // place, b's elements less than it: it copies these without comparing each
-// (so a nearly sorted or a reversed input costs a few comparisons per
-// merge, not one per element), then merges the rest.
-func mergeSeq[E any](a, b, d []E, cmp func(a, b E) int) {
-	if len(a) == 0 || len(b) == 0 || !(cmp(b[0], a[len(a)-1]) < 0) {
-		copy(d[copy(d, a):], b)
-		return
+// (so a reversed input costs a few comparisons per merge, not one per
+// element), then merges the rest with mergeKernel.
+func mergeOverlap[E any](s []E, i, ea, j, eb int, d []E, cmp func(a, b E) int) {
+	// s[i:i2] <= b's first < s[i2]: i2 < ea, since b's first < a's last.
+	bf, al := s[j], s[ea-1]
+	i2 := i + gallopFirst(ea-i, func(k int) bool { return cmp(bf, s[i+k]) < 0 })
+	// s[j2-1] < a's last <= s[j2]: j2 > j, since b's first < a's last.
+	j2 := eb - gallopFirst(eb-j, func(k int) bool { return cmp(s[eb-1-k], al) < 0 })
+	dk := copy(d, s[i:i2])
+	de := len(d) - copy(d[len(d)-(eb-j2):], s[j2:eb])
+	if i2 == i {
+		// s[j:j+h] < a's first <= s[j+h] (a reversed input's merges are all
+		// of this kind).
+		af := s[i]
+		h := gallopFirst(j2-j, func(k int) bool { return !(cmp(s[j+k], af) < 0) })
+		dk += copy(d[dk:], s[j:j+h])
+		j += h
 	}
-	// a[:i] <= b[0] < a[i]: i < len(a), since b[0] < a's last.
-	i := gallopFirst(len(a), func(k int) bool { return cmp(b[0], a[k]) < 0 })
-	// b[j-1] < a's last <= b[j]: j > 0, since b[0] < a's last.
-	last := a[len(a)-1]
-	j := len(b) - gallopFirst(len(b), func(k int) bool { return cmp(b[len(b)-1-k], last) < 0 })
-	copy(d, a[:i])
-	copy(d[len(d)-(len(b)-j):], b[j:])
-	if i == 0 {
-		// b[:h] < a[0] <= b[h]: those come first (a reversed input's
-		// merges are all of this kind).
-		h := gallopFirst(j, func(k int) bool { return !(cmp(b[k], a[0]) < 0) })
-		copy(d, b[:h])
-		b, d = b[h:], d[h:]
-		j -= h
-	}
-	mergeKernel(a[i:], b[:j], d[i:len(d)-(len(b)-j)], cmp)
+	mergeKernel(s, i2, ea, j, j2, d[dk:de], cmp)
 }
 
 // gallopFirst returns the first k in [0, n) for which f is true, or n; f is
@@ -291,19 +482,79 @@ func gallopFirst(n int, f func(k int) bool) int {
 	return lo + searchFirst(hi-lo, func(k int) bool { return f(lo + k) })
 }
 
-// mergeKernel merges the sorted a and b into d, taking from a on ties.
-func mergeKernel[E any](a, b, d []E, cmp func(a, b E) int) {
-	i, j, k := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		if cmp(b[j], a[i]) < 0 {
-			d[k] = b[j]
+// mergeKernel merges the sorted a = s[i:ea] and b = s[j:eb] into d, taking
+// from a on ties.
+//
+// It goes by blocks (see mergeSteps), each ending once it has taken g
+// elements from a or g from b. A block that took all its elements from one
+// input starts a gallop (see mergeGallop), so a merge of inputs that
+// interleave in long stretches (a nearly sorted input) costs a few
+// comparisons per stretch, not one per element, and an input of a few
+// elements costs a few comparisons per element whatever the length of the
+// other. g starts at mergeBlockFirst, is mergeBlock after a gallop and
+// doubles, up to mergeBlockMax, after each block that does not gallop: each
+// block costs a mispredicted branch at its end, which a random input, whose
+// blocks seldom gallop, pays rarely.
+func mergeKernel[E any](s []E, i, ea, j, eb int, d []E, cmp func(a, b E) int) {
+	k, g := 0, mergeBlockFirst
+	for i < ea && j < eb {
+		i0, j0 := i, j
+		i, j, k = mergeSteps(s, i, min(ea, i+g), j, min(eb, j+g), d, k, cmp)
+		if i == i0 || j == j0 {
+			i, j, k = mergeGallop(s, i, ea, j, eb, d, k, i == i0, cmp)
+			g = mergeBlock
+		} else {
+			g = min(2*g, mergeBlockMax)
+		}
+	}
+	k += copy(d[k:], s[i:ea])
+	copy(d[k:], s[j:eb])
+}
+
+// mergeSteps merges s[i:ea] and s[j:eb] into d[k:] until one of them ends,
+// and returns the new i, j and k. It is the merge's inner loop, in a
+// function of its own: the fewer values live across the call of cmp, the
+// fewer the compiler reloads from the stack at each step.
+//
+//go:noinline
+func mergeSteps[E any](s []E, i, ea, j, eb int, d []E, k int, cmp func(a, b E) int) (int, int, int) {
+	for i < ea && j < eb {
+		if cmp(s[j], s[i]) < 0 {
+			d[k] = s[j]
 			j++
 		} else {
-			d[k] = a[i]
+			d[k] = s[i]
 			i++
 		}
 		k++
 	}
-	k += copy(d[k:], a[i:])
-	copy(d[k:], b[j:])
+	return i, j, k
+}
+
+// mergeGallop is mergeKernel's gallop: from b when fromB is set, else from
+// a, it copies the elements that come before the other input's next one,
+// found by gallopFirst, then does the same from the other input, and so on
+// while each gallop finds mergeBlock elements or more. It returns the new
+// i, j and k.
+func mergeGallop[E any](s []E, i, ea, j, eb int, d []E, k int, fromB bool, cmp func(a, b E) int) (int, int, int) {
+	for i < ea && j < eb {
+		var g int
+		if fromB {
+			x, j0 := s[i], j // b's elements less than a's next
+			g = gallopFirst(eb-j, func(k int) bool { return !(cmp(s[j0+k], x) < 0) })
+			copy(d[k:], s[j:j+g])
+			j += g
+		} else {
+			x, i0 := s[j], i // a's elements not greater than b's next
+			g = gallopFirst(ea-i, func(k int) bool { return cmp(x, s[i0+k]) < 0 })
+			copy(d[k:], s[i:i+g])
+			i += g
+		}
+		k += g
+		fromB = !fromB
+		if g < mergeBlock {
+			break
+		}
+	}
+	return i, j, k
 }

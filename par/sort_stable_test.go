@@ -1,0 +1,300 @@
+package par
+
+import (
+	"cmp"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/blitz-go/blitz"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// stablePatterns are sortPatterns and a few nearly sorted shapes more, on
+// which a sort that finds runs costs not much more than n comparisons.
+func stablePatterns() []sortPattern {
+	nearly := func(every int) func(rng *rand.Rand, n int) []int {
+		return func(rng *rand.Rand, n int) []int {
+			v := make([]int, n)
+			for i := range v {
+				v[i] = i
+				if i%every == every/2 {
+					v[i] = rng.IntN(n) // out of place
+				}
+			}
+			return v
+		}
+	}
+	return append(sortPatterns(),
+		sortPattern{"every-256th-out", nearly(256)},
+		sortPattern{"every-4096th-out", nearly(4096)},
+		sortPattern{"sorted-runs-of-1000", func(rng *rand.Rand, n int) []int {
+			v := make([]int, n)
+			for i := range v {
+				v[i] = rng.Int()
+			}
+			for i := 0; i < n; i += 1000 {
+				slices.Sort(v[i:min(i+1000, n)])
+			}
+			return v
+		}},
+		sortPattern{"sorted-then-random-prefix", func(rng *rand.Rand, n int) []int {
+			v := make([]int, n)
+			for i := range v {
+				v[i] = i
+				if i < n/64 {
+					v[i] = rng.IntN(n)
+				}
+			}
+			return v
+		}},
+	)
+}
+
+// TestSortStableComparisons pins the stable sort's adaptivity by counting
+// comparisons against slices.SortStableFunc's on the same input (whose
+// insertion sort and SymMerge also adapt to sorted stretches): on every
+// shape at most stableCmpRatio times as many, at every pool size; on a
+// sorted or constant input on one worker exactly n-1, one scan; on several
+// workers, whose pieces each cost their length less one and each merge one
+// comparison more (and binary searches for the parallel merges), at most
+// n + n/64. The comparison sees half of each value, so that values tie in
+// pairs and the result, slices.SortStableFunc's, shows the order kept
+// among equal elements. (A reversed input is then descending but not
+// strictly, and its runs are pairs: see TestSortStableReversed.)
+func TestSortStableComparisons(t *testing.T) {
+	n := 1 << 16
+	if raceEnabled {
+		n = 1 << 14
+	}
+	const stableCmpRatio = 1.25
+	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
+		for _, pat := range stablePatterns() {
+			src := pat.make(rand.New(rand.NewPCG(25, 25)), n)
+			want := slices.Clone(src)
+			var base int
+			slices.SortStableFunc(want, func(a, b int) int { base++; return cmp.Compare(a/2, b/2) })
+			got := slices.Clone(src)
+			var calls atomic.Int64
+			onRunner(t, p, false, func(r blitz.Runner) {
+				SortStableFunc(r, got, func(a, b int) int { calls.Add(1); return cmp.Compare(a/2, b/2) })
+			})
+			require.Equal(t, want, got, pat.name)
+			count := int(calls.Load())
+			t.Logf("%-26s %8d comparisons, %.2f per element, %.2fx slices.SortStableFunc's", pat.name, count,
+				float64(count)/float64(n), float64(count)/float64(base))
+			assert.LessOrEqual(t, float64(count), stableCmpRatio*float64(base), pat.name)
+			switch pat.name {
+			case "sorted", "equal":
+				if p.Workers() == 1 {
+					assert.Equal(t, n-1, count, pat.name)
+				} else {
+					assert.LessOrEqual(t, count, n+n/64, pat.name)
+				}
+			case "every-256th-out", "every-4096th-out", "push-front":
+				assert.LessOrEqual(t, count, n+n/2, pat.name)
+			}
+		}
+	})
+}
+
+// TestSortStableReversed: a strictly descending input is one run, reversed
+// in place, so it costs what a sorted one does; a descending one with
+// equal elements is not reversed whole, which would reverse their order.
+func TestSortStableReversed(t *testing.T) {
+	n := 1 << 15
+	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
+		s := make([]sortRec, n)
+		for i := range s {
+			s[i] = sortRec{n - i, i}
+		}
+		var calls atomic.Int64
+		onRunner(t, p, false, func(r blitz.Runner) {
+			SortStableFunc(r, s, func(a, b sortRec) int { calls.Add(1); return cmpRecKey(a, b) })
+		})
+		require.True(t, slices.IsSortedFunc(s, cmpRecKey))
+		if p.Workers() == 1 {
+			assert.Equal(t, int64(n-1), calls.Load())
+		} else {
+			assert.LessOrEqual(t, calls.Load(), int64(n+n/64))
+		}
+		for i := range s {
+			s[i] = sortRec{(n - i) / 3, i} // descending, in threes of equal keys
+		}
+		want := slices.Clone(s)
+		slices.SortStableFunc(want, cmpRecKey)
+		onRunner(t, p, false, func(r blitz.Runner) { SortStableFunc(r, s, cmpRecKey) })
+		require.Equal(t, want, s)
+	})
+}
+
+// TestSortStableRandomComparisons checks that finding runs costs a random
+// input little: about log2(n!) comparisons, the least any comparison sort
+// needs on average, and fewer than slices.SortStableFunc's.
+func TestSortStableRandomComparisons(t *testing.T) {
+	n := 1 << 16
+	s := make([]int, n)
+	rng := rand.New(rand.NewPCG(3, 25))
+	for i := range s {
+		s[i] = rng.Int()
+	}
+	want := slices.Clone(s)
+	var base int
+	slices.SortStableFunc(want, func(a, b int) int { base++; return cmp.Compare(a, b) })
+	p, err := blitz.New(blitz.WithWorkers(1))
+	require.NoError(t, err)
+	defer p.Close()
+	calls := 0
+	SortStableFunc(p, s, func(a, b int) int { calls++; return cmp.Compare(a, b) })
+	require.Equal(t, want, s)
+	lg := float64(bits.Len(uint(n)) - 1)
+	t.Logf("%.2f comparisons per element, slices.SortStableFunc %.2f", float64(calls)/float64(n), float64(base)/float64(n))
+	assert.Less(t, calls, base)
+	assert.LessOrEqual(t, float64(calls), 1.1*lg*float64(n))
+}
+
+// TestSortStableSeqPanics panics at every comparison of stableSortSeq in
+// turn, on inputs whose runs lie in both slices when it panics (runs of
+// several lengths, merged into the scratch slice and back), into either
+// slice: the piece's elements are always back in v, none lost or repeated.
+func TestSortStableSeqPanics(t *testing.T) {
+	n := 600
+	rng := rand.New(rand.NewPCG(4, 25))
+	shapes := map[string][]int{}
+	for _, name := range []string{"random", "runs", "nearly"} {
+		v := make([]int, n)
+		for i := range v {
+			switch name {
+			case "random":
+				v[i] = rng.IntN(n / 4)
+			case "runs":
+				v[i] = rng.IntN(n)
+			case "nearly":
+				v[i] = i
+				if i%37 == 0 {
+					v[i] = rng.IntN(n)
+				}
+			}
+		}
+		if name == "runs" {
+			for i, l := 0, 5; i < n; i, l = i+l, l*3%71+2 {
+				slices.Sort(v[i:min(i+l, n)])
+				if l%2 == 0 {
+					slices.Reverse(v[i:min(i+l, n)])
+				}
+			}
+		}
+		shapes[name] = v
+	}
+	for name, src := range shapes {
+		for _, toBuf := range []bool{false, true} {
+			total := 0
+			c := &stableCtx[int]{v: slices.Clone(src), buf: make([]int, n), cmp: func(a, b int) int { total++; return cmp.Compare(a, b) }}
+			stableSortSeq(c, 0, n, toBuf)
+			out := c.v
+			if toBuf {
+				out = c.buf
+			}
+			require.True(t, slices.IsSorted(out), "%s toBuf=%v", name, toBuf)
+			for at := 1; at <= total; at++ {
+				calls := 0
+				c := &stableCtx[int]{v: slices.Clone(src), buf: make([]int, n), cmp: func(a, b int) int {
+					if calls++; calls == at {
+						panic("boom")
+					}
+					return cmp.Compare(a, b)
+				}}
+				require.Equal(t, "boom", catchPanic(func() { stableSortSeq(c, 0, n, toBuf) }))
+				requireSameElements(t, src, c.v, "%s toBuf=%v at=%d", name, toBuf, at)
+			}
+		}
+	}
+}
+
+// TestSortStableMergeKernel checks mergeKernel against a stable sort of its
+// two inputs, and its cost where it gallops: an input of a few elements
+// costs a few comparisons per element, however long the other; inputs that
+// take turns in long stretches a few per stretch.
+func TestSortStableMergeKernel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 25))
+	for _, sizes := range [][2]int{{1, 1}, {1, 5000}, {5000, 1}, {3, 5000}, {5000, 3}, {7, 7}, {100, 100}, {2000, 3000}} {
+		for _, distinct := range []int{1, 3, 1 << 30} {
+			s := make([]sortRec, sizes[0]+sizes[1])
+			for i := range s {
+				s[i] = sortRec{rng.IntN(distinct), i}
+			}
+			a, b := s[:sizes[0]], s[sizes[0]:]
+			slices.SortStableFunc(a, cmpRecKey)
+			slices.SortStableFunc(b, cmpRecKey)
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, cmpRecKey)
+			d := make([]sortRec, len(s))
+			calls := 0
+			mergeKernel(s, 0, len(a), len(a), len(s), d, func(x, y sortRec) int { calls++; return cmpRecKey(x, y) })
+			require.Equal(t, want, d, "sizes=%v distinct=%d", sizes, distinct)
+			if short := min(sizes[0], sizes[1]); short <= 7 {
+				lg := bits.Len(uint(max(sizes[0], sizes[1])))
+				assert.LessOrEqual(t, calls, mergeBlockFirst+short*(mergeBlock+2*lg+2), "sizes=%v distinct=%d", sizes, distinct)
+			}
+		}
+	}
+	// Stretches of 500 from a and b in turn.
+	const stretch, turns = 500, 20
+	s := make([]int, 0, 2*stretch*turns)
+	for _, off := range []int{0, stretch} {
+		for k := range turns {
+			for i := range stretch {
+				s = append(s, 2*k*stretch+off+i)
+			}
+		}
+	}
+	d := make([]int, len(s))
+	calls := 0
+	mergeKernel(s, 0, len(s)/2, len(s)/2, len(s), d, func(x, y int) int { calls++; return cmp.Compare(x, y) })
+	require.True(t, slices.IsSorted(d))
+	t.Logf("%d stretches: %d comparisons", 2*turns, calls)
+	assert.LessOrEqual(t, calls, mergeBlockFirst+2*turns*(mergeBlock+2*bits.Len(stretch)+2))
+}
+
+// TestSortStablePanicsInPieces panics deep into a parallel stable sort at
+// several points, on a nearly sorted input (whose pieces hold runs of many
+// lengths) and a random one: s is a permutation of its elements after each.
+func TestSortStablePanicsInPieces(t *testing.T) {
+	n := 4*stableJoinMin + 77
+	rng := rand.New(rand.NewPCG(6, 25))
+	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
+		for _, nearly := range []bool{false, true} {
+			src := make([]int, n)
+			for i := range src {
+				src[i] = rng.IntN(n)
+				if nearly && i%100 != 0 {
+					src[i] = i
+				}
+			}
+			for _, at := range []int64{int64(n) / 2, int64(n), 3 * int64(n), 6 * int64(n)} {
+				var calls atomic.Int64
+				s := slices.Clone(src)
+				v := catchPanic(func() {
+					SortStableFunc(p, s, func(a, b int) int {
+						if calls.Add(1) == at {
+							panic(fmt.Sprint("boom ", at))
+						}
+						return cmp.Compare(a, b)
+					})
+				})
+				if calls.Load() < at {
+					require.Nil(t, v)
+					continue
+				}
+				pe, ok := v.(*blitz.PanicError)
+				require.True(t, ok, "at=%d: %T %v", at, v, v)
+				require.Equal(t, fmt.Sprint("boom ", at), pe.Value)
+				requireSameElements(t, src, s, "nearly=%v at=%d", nearly, at)
+			}
+		}
+	})
+}
