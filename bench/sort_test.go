@@ -65,6 +65,17 @@ var sortBenchInputs = []struct {
 		}
 		return v
 	}},
+	{"nearly", func(n int) []int { // every 256th element out of place
+		r := rand.New(rand.NewPCG(3, 4))
+		v := make([]int, n)
+		for i := range v {
+			v[i] = i
+			if i%256 == 128 {
+				v[i] = r.IntN(n)
+			}
+		}
+		return v
+	}},
 }
 
 // sortBenchImpl is one implementation of a row: sort s, on pool p for ours.
@@ -89,7 +100,7 @@ func BenchmarkSortFunc(b *testing.B) {
 }
 
 func BenchmarkSortStableFunc(b *testing.B) {
-	runSortBench(b, []string{"random"}, []sortBenchImpl{
+	runSortBench(b, []string{"random", "sorted", "reverse", "nearly"}, []sortBenchImpl{
 		{"slices", []int{1}, func(_ *blitz.Pool, s []int) { slices.SortStableFunc(s, cmp.Compare[int]) }},
 		{"blitz", []int{1, 2}, func(p *blitz.Pool, s []int) { par.SortStableFunc(p, s, cmp.Compare[int]) }},
 	})

@@ -105,9 +105,10 @@ const (
 
 // stableCtx is shared by every job of one SortStableFunc call.
 //
-// A piece sorts v[lo:hi] into v[lo:hi] or into buf[lo:hi]: its two halves
-// sort into the other slice, and its merge brings them back. Every piece
-// reads its input from v, and when cmp panics every piece leaves its
+// A piece sorts v[lo:hi] into v[lo:hi] or into buf[lo:hi], and says which:
+// it merges its two halves from the slice that holds them into the other
+// one, or leaves them where they are when they are in order already. Every
+// piece reads its input from v, and when cmp panics every piece leaves its
 // elements in v before the panic goes on (the deferred functions of
 // stableSortSeq and stableSortPar), so s stays a permutation.
 type stableCtx[E any] struct {
@@ -117,8 +118,11 @@ type stableCtx[E any] struct {
 	workers int
 	// done[i] is set when the parallel piece numbered i (the root is 0,
 	// the halves of i are 2i+1 and 2i+2) has finished without a panic, so
-	// that its parent, unwinding, knows where that half's elements are.
-	done []bool
+	// that its parent, unwinding, knows where that half's elements are:
+	// in buf if inBuf[i] is set, else in v. Each is written by the job of
+	// piece i and read by its parent once the join of the two halves has
+	// returned.
+	done, inBuf []bool
 	// rec is stableRun[E], taken once, since taking it inside generic
 	// code allocates.
 	rec func(*blitz.Worker, stableJob[E]) struct{}
@@ -163,9 +167,13 @@ func sortStableFunc[E any](name string, r blitz.Runner, s []E, cmp func(a, b E) 
 		d++
 	}
 	c.done = make([]bool, 1<<(d+1))
+	c.inBuf = make([]bool, 1<<(d+1))
 	enter(name, r, func(w *blitz.Worker) {
 		c.workers = workersOf(w)
 		stableSortPar(w, stableJob[E]{c: c, lo: 0, hi: n})
+		if c.inBuf[0] {
+			copy(s, c.buf)
+		}
 	})
 }
 
@@ -180,43 +188,56 @@ func stableRun[E any](w *blitz.Worker, j stableJob[E]) struct{} {
 }
 
 // stableSortPar sorts the piece j, its halves in parallel while they are
-// long.
+// long, and records where the result lies in c.inBuf.
 func stableSortPar[E any](w *blitz.Worker, j stableJob[E]) {
 	c := j.c
 	n := j.hi - j.lo
 	if c.workers == 1 || n <= stableJoinMin {
-		stableSortSeq(c, j.lo, j.hi, j.toBuf)
+		c.inBuf[j.node] = stableSortSeq(c, j.lo, j.hi, j.toBuf)
 		c.done[j.node] = true
 		return
 	}
 	mid := j.lo + n/2
 	l := stableJob[E]{c: c, lo: j.lo, hi: mid, node: 2*j.node + 1, toBuf: !j.toBuf}
 	r := stableJob[E]{c: c, lo: mid, hi: j.hi, node: 2*j.node + 2, toBuf: !j.toBuf}
-	stage := 0 // 1 while merging, 2 when done
 	defer func() {
-		if j.toBuf || stage == 2 {
-			return // the halves sorted into v and the merge only reads them
-		}
-		if stage == 0 {
-			// A half panicked and left its elements in v; a half that
-			// finished left them in buf.
-			for _, h := range [2]stableJob[E]{l, r} {
-				if c.done[h.node] {
-					copy(c.v[h.lo:h.hi], c.buf[h.lo:h.hi])
-				}
-			}
+		if c.done[j.node] {
 			return
 		}
-		copy(c.v[j.lo:j.hi], c.buf[j.lo:j.hi]) // the merge reads buf only
+		// A half that panicked left its elements in v; one that finished
+		// left them where c.inBuf says, and the merge, which writes to the
+		// other slice, has not overwritten them.
+		for _, h := range [2]stableJob[E]{l, r} {
+			if c.done[h.node] && c.inBuf[h.node] {
+				copy(c.v[h.lo:h.hi], c.buf[h.lo:h.hi])
+			}
+		}
 	}()
 	blitz.JoinArgs(w, c.rec, l, c.rec, r)
-	stage = 1
-	src, dst := c.buf, c.v
-	if j.toBuf {
-		src, dst = c.v, c.buf
+	lb, rb := &c.inBuf[l.node], &c.inBuf[r.node]
+	if *lb != *rb {
+		// Bring the shorter half beside the other.
+		h, hb := r, rb
+		if mid-j.lo < j.hi-mid {
+			h, hb = l, lb
+		}
+		if *hb {
+			copy(c.v[h.lo:h.hi], c.buf[h.lo:h.hi])
+		} else {
+			copy(c.buf[h.lo:h.hi], c.v[h.lo:h.hi])
+		}
+		*hb = !*hb
 	}
-	mergePar(w, stableJob[E]{c: c, merge: true, s: src, ia: j.lo, ea: mid, jb: mid, eb: j.hi, d: dst[j.lo:j.hi]})
-	stage = 2
+	src, dst := c.v, c.buf
+	if *lb {
+		src, dst = c.buf, c.v
+	}
+	if c.cmp(src[mid], src[mid-1]) < 0 {
+		mergePar(w, stableJob[E]{c: c, merge: true, s: src, ia: j.lo, ea: mid, jb: mid, eb: j.hi, d: dst[j.lo:j.hi]})
+		c.inBuf[j.node] = !*lb
+	} else {
+		c.inBuf[j.node] = *lb // the halves are in order already
+	}
 	c.done[j.node] = true
 }
 
@@ -232,22 +253,25 @@ type sortRun struct {
 // count of leading zeros of a 64-bit word.
 const stableStackMax = 66
 
-// stableSortSeq sorts v[lo:hi] into v[lo:hi] (toBuf false) or buf[lo:hi],
-// sequentially: powersort over the natural runs of the piece.
-func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) {
+// stableSortSeq sorts v[lo:hi] sequentially, by powersort over the natural
+// runs of the piece, into v[lo:hi] (toBuf false) or buf[lo:hi], and
+// returns whether the result lies in buf: a piece that is one run already,
+// which costs no merge, stays in v.
+func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) (inBuf bool) {
 	if hi-lo <= stableInsertionMax {
 		insertionSortFunc(c.v, lo, hi, c.cmp)
 		if toBuf {
 			copy(c.buf[lo:hi], c.v[lo:hi])
 		}
-		return
+		return toBuf
 	}
 	var (
-		stack [stableStackMax]sortRun
-		depth [stableStackMax]int
-		top   int
-		cur   sortRun // the run after stack[top-1]
-		done  bool
+		stack  [stableStackMax]sortRun
+		depth  [stableStackMax]int
+		top    int
+		cur    sortRun // the run after stack[top-1]
+		merged int     // merges done
+		done   bool
 	)
 	defer func() {
 		if done {
@@ -291,6 +315,7 @@ func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) {
 		for top > 0 && depth[top-1] >= d {
 			cur = mergeRuns(c, &stack[top-1], &cur)
 			top--
+			merged++
 		}
 		if d < 0 {
 			break
@@ -299,6 +324,10 @@ func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) {
 		top++
 		cur = next
 	}
+	done = true
+	if merged == 0 {
+		return false
+	}
 	if cur.inBuf != toBuf {
 		if toBuf {
 			copy(c.buf[lo:hi], c.v[lo:hi])
@@ -306,7 +335,7 @@ func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) {
 			copy(c.v[lo:hi], c.buf[lo:hi])
 		}
 	}
-	done = true
+	return toBuf
 }
 
 // stableNextRun finds the run that starts at v[start], start < hi, and

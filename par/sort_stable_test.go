@@ -194,9 +194,8 @@ func TestSortStableSeqPanics(t *testing.T) {
 		for _, toBuf := range []bool{false, true} {
 			total := 0
 			c := &stableCtx[int]{v: slices.Clone(src), buf: make([]int, n), cmp: func(a, b int) int { total++; return cmp.Compare(a, b) }}
-			stableSortSeq(c, 0, n, toBuf)
 			out := c.v
-			if toBuf {
+			if stableSortSeq(c, 0, n, toBuf) {
 				out = c.buf
 			}
 			require.True(t, slices.IsSorted(out), "%s toBuf=%v", name, toBuf)
@@ -261,21 +260,38 @@ func TestSortStableMergeKernel(t *testing.T) {
 }
 
 // TestSortStablePanicsInPieces panics deep into a parallel stable sort at
-// several points, on a nearly sorted input (whose pieces hold runs of many
-// lengths) and a random one: s is a permutation of its elements after each.
+// several points, on a random input, a nearly sorted one (whose pieces hold
+// runs of many lengths) and one whose pieces alternate between sorted ones
+// (which stay in s) and random ones (which end in the scratch slice or in
+// s by their depth), so that halves lie apart when they merge: s is a
+// permutation of its elements after each, and the result when no panic
+// comes is slices.SortStableFunc's.
 func TestSortStablePanicsInPieces(t *testing.T) {
-	n := 4*stableJoinMin + 77
+	// Pieces of stableJoinMin elements, three levels down: sorted into the
+	// scratch slice unless they are one run.
+	n := 8 * stableJoinMin
 	rng := rand.New(rand.NewPCG(6, 25))
 	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
-		for _, nearly := range []bool{false, true} {
+		for _, shape := range []string{"random", "nearly", "alternate"} {
 			src := make([]int, n)
 			for i := range src {
 				src[i] = rng.IntN(n)
-				if nearly && i%100 != 0 {
+				switch {
+				case shape == "nearly" && i%100 != 0, shape == "alternate" && i/stableJoinMin%2 == 0:
 					src[i] = i
 				}
 			}
-			for _, at := range []int64{int64(n) / 2, int64(n), 3 * int64(n), 6 * int64(n)} {
+			want := slices.Clone(src)
+			slices.Sort(want)
+			if shape == "alternate" {
+				// The pieces three levels down sort into buf, but for the
+				// sorted ones, one run each, which stay in v: at the level
+				// above, the halves lie apart.
+				c := &stableCtx[int]{v: slices.Clone(src), buf: make([]int, n), cmp: cmp.Compare[int]}
+				require.False(t, stableSortSeq(c, 0, stableJoinMin, true))
+				require.True(t, stableSortSeq(c, stableJoinMin, 2*stableJoinMin, true))
+			}
+			for _, at := range []int64{int64(n) / 2, int64(n), 3 * int64(n), 6 * int64(n), 1 << 40} {
 				var calls atomic.Int64
 				s := slices.Clone(src)
 				v := catchPanic(func() {
@@ -288,12 +304,13 @@ func TestSortStablePanicsInPieces(t *testing.T) {
 				})
 				if calls.Load() < at {
 					require.Nil(t, v)
+					require.Equal(t, want, s, "%s", shape)
 					continue
 				}
 				pe, ok := v.(*blitz.PanicError)
 				require.True(t, ok, "at=%d: %T %v", at, v, v)
 				require.Equal(t, fmt.Sprint("boom ", at), pe.Value)
-				requireSameElements(t, src, s, "nearly=%v at=%d", nearly, at)
+				requireSameElements(t, src, s, "%s at=%d", shape, at)
 			}
 		}
 	})
