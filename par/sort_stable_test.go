@@ -315,3 +315,28 @@ func TestSortStablePanicsInPieces(t *testing.T) {
 		}
 	})
 }
+
+// TestSortStableInconsistentCmp: a comparison that is no ordering at all
+// (each answer drawn at random) may leave any order, but the sort ends
+// and s keeps its elements, at every size and pool size: every merge
+// copies each of its inputs' elements once, whatever the comparisons say.
+func TestSortStableInconsistentCmp(t *testing.T) {
+	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
+		for _, n := range []int{stableInsertionMax + 1, stableRunMin*3 + 1, stableJoinMin + 1, sortLarge()} {
+			src := make([]int, n)
+			for i := range src {
+				src[i] = i % 1000
+			}
+			var seq atomic.Uint64
+			c := func(a, b int) int {
+				z := seq.Add(0x9e3779b97f4a7c15)
+				z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+				z = (z ^ z>>27) * 0x94d049bb133111eb
+				return int((z^z>>31)%3) - 1
+			}
+			s := slices.Clone(src)
+			onRunner(t, p, false, func(r blitz.Runner) { SortStableFunc(r, s, c) })
+			requireSameElements(t, src, s, "n=%d", n)
+		}
+	})
+}
