@@ -15,9 +15,14 @@ import (
 //
 //   - The parallel layer halves the slice until the pieces are short
 //     (stableJoinMin), sorts the halves of each piece in parallel, and
-//     merges them back, a long merge split among the workers by binary
-//     search. The pieces at each level alternate between s and the scratch
-//     slice, so that the root's merge lands in s.
+//     merges them, a long merge split among the workers by binary search.
+//     Each piece says which slice holds its result. A sequential piece
+//     ends in the slice its depth calls for, so that for a random input
+//     the levels alternate and the root's merge lands in s, unless it is
+//     one run already: then it stays in s, unmoved. Halves already in
+//     order are not merged, and halves that lie apart are first brought
+//     together by moving the shorter one, so a sorted input costs one
+//     scan and no copy.
 //   - Each piece is sorted sequentially by powersort (Munro and Wild, 2018):
 //     it finds the natural runs of the piece, ascending ones and strictly
 //     descending ones (reversed in place, which keeps the order of equal
@@ -50,14 +55,14 @@ import (
 // result is slices.SortStableFunc's. cmp is as for SortFunc.
 //
 // It is a merge sort that finds the runs already in order in s, ascending
-// or strictly descending, and merges them: a sorted or reversed s costs
-// one comparison per element, a nearly sorted one not many more. The
-// halves of each long piece are sorted in parallel, and a long merge is
-// itself split among the workers, each part bounded by a binary search.
-// It allocates one scratch slice of len(s) per call (none
-// for a slice short enough for insertion sort) and a few small objects. A
-// slice too short to split (a few thousand elements) is sorted by the
-// calling goroutine.
+// or strictly descending, and merges them: a sorted or strictly decreasing
+// s costs about one comparison per element, a nearly sorted one not many
+// more. The halves of each long piece are sorted in parallel, and a long
+// merge is itself split among the workers, each part bounded by a binary
+// search. It allocates one scratch slice of len(s) per call (none for a
+// slice short enough for insertion sort) and a few small objects. A slice
+// too short to split (a few thousand elements) is sorted by the calling
+// goroutine.
 //
 // If cmp panics, SortStableFunc panics in the caller with a *PanicError once
 // every piece in progress has stopped; s then holds its original elements
@@ -133,8 +138,8 @@ type stableCtx[E any] struct {
 // piece to sort, or (merge set) a part of a parallel merge.
 type stableJob[E any] struct {
 	c *stableCtx[E]
-	// A piece: v[lo:hi], the node-th of the parallel levels, sorted into
-	// buf when toBuf is set.
+	// A piece: v[lo:hi], the node-th of the parallel levels, to be sorted
+	// into buf when toBuf is set (see stableSortSeq).
 	lo, hi int
 	node   int
 	toBuf  bool
