@@ -159,16 +159,24 @@ func TestSortStableRandomComparisons(t *testing.T) {
 
 // TestSortStableSeqPanics panics at every comparison of stableSortSeq in
 // turn, on inputs whose runs lie in both slices when it panics (runs of
-// several lengths, merged into the scratch slice and back), into either
-// slice: the piece's elements are always back in v, none lost or repeated.
+// several lengths, merged into the scratch slice and back, or joined where
+// they lie), into either slice: the piece's elements are always back in
+// v, none lost or repeated.
 func TestSortStableSeqPanics(t *testing.T) {
 	n := 600
 	rng := rand.New(rand.NewPCG(4, 25))
 	shapes := map[string][]int{}
-	for _, name := range []string{"random", "runs", "nearly"} {
+	for _, name := range []string{"random", "runs", "nearly", "joins"} {
 		v := make([]int, n)
 		for i := range v {
 			switch name {
+			case "joins":
+				// Blocks of 40 whose first three are reversed: short runs
+				// in order with the run after them, joined unmoved.
+				v[i] = i
+				if b := i - i%40; i-b < 3 {
+					v[i] = b + 2 - (i - b)
+				}
 			case "random":
 				v[i] = rng.IntN(n / 4)
 			case "runs":
