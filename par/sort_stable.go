@@ -59,8 +59,9 @@ import (
 // s costs about one comparison per element, a nearly sorted one not many
 // more. The halves of each long piece are sorted in parallel, and a long
 // merge is itself split among the workers, each part bounded by a binary
-// search. It allocates one scratch slice of len(s) per call (none for a
-// slice short enough for insertion sort) and a few small objects. A slice
+// search. It allocates one scratch slice of len(s) per call and a few
+// small objects; no scratch slice for a slice short enough for insertion
+// sort or strictly decreasing, nor on one worker for one already sorted. A slice
 // too short to split (a few thousand elements) is sorted by the calling
 // goroutine.
 //
@@ -117,6 +118,9 @@ const (
 // elements in v before the panic goes on (the deferred functions of
 // stableSortSeq and stableSortPar), so s stays a permutation.
 type stableCtx[E any] struct {
+	// v is the slice to sort; buf, the scratch slice of the same length,
+	// is made by a sequential sort at its first merge (so a sorted slice
+	// needs none), by a parallel one before its pieces start.
 	v, buf []E
 	cmp    func(a, b E) int
 	// workers is the pool's worker count; with one, nothing forks.
@@ -160,7 +164,7 @@ func sortStableFunc[E any](name string, r blitz.Runner, s []E, cmp func(a, b E) 
 		onCaller(func() { insertionSortFunc(s, 0, n, cmp) })
 		return
 	}
-	c := &stableCtx[E]{v: s, buf: make([]E, n), cmp: cmp, rec: stableRun[E]}
+	c := &stableCtx[E]{v: s, cmp: cmp, rec: stableRun[E]}
 	if n <= stableJoinMin || seqUnderMin(r, n) {
 		onCaller(func() { stableSortSeq(c, 0, n, false) })
 		return
@@ -175,11 +179,38 @@ func sortStableFunc[E any](name string, r blitz.Runner, s []E, cmp func(a, b E) 
 	c.inBuf = make([]bool, 1<<(d+1))
 	enter(name, r, func(w *blitz.Worker) {
 		c.workers = workersOf(w)
+		if c.workers > 1 {
+			if stableDescending(s, cmp) {
+				slices.Reverse(s)
+				return
+			}
+			c.buf = make([]E, n) // before the pieces share it
+		}
 		stableSortPar(w, stableJob[E]{c: c, lo: 0, hi: n})
 		if c.inBuf[0] {
 			copy(s, c.buf)
 		}
 	})
+}
+
+// stableDescending reports whether s, len(s) >= 3, is strictly descending,
+// to be reversed whole: the pieces of a parallel sort would find it out
+// each, but each level above them would then swap its halves, moving the
+// whole slice. (A sort on one worker finds it as one run.) It scans s only when its two ends and its first pair are
+// descending, and stops at the first pair that is not: a random input
+// costs a comparison or three, and the scan of any input costs at most
+// the length of its descending start.
+func stableDescending[E any](s []E, cmp func(a, b E) int) bool {
+	n := len(s)
+	if !(cmp(s[n-1], s[0]) < 0) || !(cmp(s[1], s[0]) < 0) || !(cmp(s[n-1], s[n-2]) < 0) {
+		return false
+	}
+	for i := 2; i < n-1; i++ {
+		if !(cmp(s[i], s[i-1]) < 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // stableRun runs one job of a parallel stable sort.
@@ -318,6 +349,9 @@ func stableSortSeq[E any](c *stableCtx[E], lo, hi int, toBuf bool) (inBuf bool) 
 			d = bits.LeadingZeros64(x ^ y)
 		}
 		for top > 0 && depth[top-1] >= d {
+			if c.buf == nil {
+				c.buf = make([]E, len(c.v)) // the first merge of a sequential sort
+			}
 			cur = mergeRuns(c, &stack[top-1], &cur)
 			top--
 			merged++
