@@ -22,7 +22,8 @@ import (
 //     one run already: then it stays in s, unmoved. Halves already in
 //     order are not merged, and halves that lie apart are first brought
 //     together by moving the shorter one, so a sorted input costs one
-//     scan and no copy.
+//     scan and no copy. A strictly descending slice is reversed whole
+//     before the split (see stableDescending).
 //   - Each piece is sorted sequentially by powersort (Munro and Wild, 2018):
 //     it finds the natural runs of the piece, ascending ones and strictly
 //     descending ones (reversed in place, which keeps the order of equal
