@@ -169,6 +169,11 @@ func TestSortStableRandomComparisons(t *testing.T) {
 // v, none lost or repeated.
 func TestSortStableSeqPanics(t *testing.T) {
 	n := 600
+	if raceEnabled {
+		// One goroutine, no concurrency to check: under the race detector
+		// (slow, and the work grows as the square of n), a shorter slice.
+		n = 240
+	}
 	rng := rand.New(rand.NewPCG(4, 25))
 	shapes := map[string][]int{}
 	for _, name := range []string{"random", "runs", "nearly", "joins"} {
