@@ -107,11 +107,11 @@ func TestResizeGrowShrink(t *testing.T) {
 // TestResizeRetiresWithQueuedWork drives the rare path of a shrink: a worker
 // retired while its own deque holds work (the tasks a stolen scope task
 // spawned before it returned). It must run them before it retires. Whether
-// the worker still finds them there when it retires depends on timing (it
-// may run some before it sees the kick, and the scope's owner may steal
-// some once the retiring worker runs one), so each parking backend repeats
-// the scenario on a fresh pool until the path ran, checking every time
-// that every task ran once and the pool shrank.
+// the worker still finds them there when it retires depends on timing (one
+// full CI sweep saw it find none, and the scope's owner may steal some once
+// the retiring worker runs one), so each parking backend repeats the
+// scenario on a fresh pool until the path ran, checking every time that
+// every task ran once and the pool shrank.
 func TestResizeRetiresWithQueuedWork(t *testing.T) {
 	const spawned, maxRounds = 16, 200
 	for _, k := range testParkings() {
