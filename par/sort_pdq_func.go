@@ -593,6 +593,11 @@ func partitionLessFunc[E any](v []E, p E, cmp func(a, b E) int) (lt int, already
 		return lomutoFunc(v, l, r, p, cmp), false
 	}
 	for {
+		// v[l] is not less than p and v[r-1] is (the scans above, or
+		// the last turn's, compared them): swap them, then scan on.
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
 		for l < r && cmp(v[l], p) < 0 {
 			l++
 		}
@@ -602,9 +607,6 @@ func partitionLessFunc[E any](v []E, p E, cmp func(a, b E) int) (lt int, already
 		if l >= r {
 			return l, false
 		}
-		r--
-		v[l], v[r] = v[r], v[l]
-		l++
 	}
 }
 
@@ -664,6 +666,11 @@ func partitionNotGreaterFunc[E any](v []E, p E, cmp func(a, b E) int) (le int, a
 		return l, true
 	}
 	for {
+		// v[l] is greater than p and v[r-1] is not: swap them, then
+		// scan on (as partitionLessFunc, without comparing them again).
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
 		for l < r && !(cmp(p, v[l]) < 0) {
 			l++
 		}
@@ -673,9 +680,6 @@ func partitionNotGreaterFunc[E any](v []E, p E, cmp func(a, b E) int) (le int, a
 		if l >= r {
 			return l, false
 		}
-		r--
-		v[l], v[r] = v[r], v[l]
-		l++
 	}
 }
 

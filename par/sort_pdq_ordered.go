@@ -445,6 +445,9 @@ func partitionLessOrdered[E cmp.Ordered](v []E, p E) (lt int, already bool) {
 		return lomutoOrdered(v, l, r, p), false
 	}
 	for {
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
 		for l < r && orderedLess(v[l], p) {
 			l++
 		}
@@ -454,9 +457,6 @@ func partitionLessOrdered[E cmp.Ordered](v []E, p E) (lt int, already bool) {
 		if l >= r {
 			return l, false
 		}
-		r--
-		v[l], v[r] = v[r], v[l]
-		l++
 	}
 }
 
@@ -503,6 +503,9 @@ func partitionNotGreaterOrdered[E cmp.Ordered](v []E, p E) (le int, already bool
 		return l, true
 	}
 	for {
+		r--
+		v[l], v[r] = v[r], v[l]
+		l++
 		for l < r && !orderedLess(p, v[l]) {
 			l++
 		}
@@ -512,9 +515,6 @@ func partitionNotGreaterOrdered[E cmp.Ordered](v []E, p E) (le int, already bool
 		if l >= r {
 			return l, false
 		}
-		r--
-		v[l], v[r] = v[r], v[l]
-		l++
 	}
 }
 
