@@ -11,92 +11,152 @@ import (
 // workers' fork-join trees (Go, TryGo, GoContext, Run, Do, DoContext, TryDo):
 // any number of producers, any number of consumers (the workers).
 //
-// It is a lock-free linked list of blocks of slots, indexed by two
-// ever-growing positions, tail (the next position a producer claims) and
-// head (the next position a consumer takes):
+// It is a chain of rings. Each ring is a bounded queue of slots in the
+// manner of Vyukov's bounded MPMC queue: positions grow for ever and are
+// global across the chain (a ring starts at the position where the previous
+// one stopped), and every slot carries a sequence number that says which
+// position it is ready for:
 //
-//   - A producer claims position t with one CAS of tail from t to t+1
-//     (refused when the queue is closed, or bounded and t-head reached
-//     the capacity), finds or links the block holding t, writes the task into
-//     the slot and marks the slot ready with a release store.
-//   - A consumer reads head h, finds the block holding h, and if the slot is
-//     ready takes it with a CAS of head from h to h+1. A slot that is not
-//     ready yet (its producer claimed it but has not written it) reads as
-//     empty: that producer has not yet told the sleep protocol about its
-//     task either, and will do so after the write (Pool.submit), so a
-//     worker that goes to sleep on this answer is woken.
+//   - seq == p: the slot is free for position p (it maps p).
+//   - seq == p+1: position p's task is written.
+//   - seq == p+size: its task was taken; the slot is free for the next lap.
 //
-// Positions make the queue FIFO in claim order and ABA-free (they never
-// repeat); slots are never reused, so a lagging consumer can only fail its
-// CAS, never read a recycled slot. Old blocks are freed by the garbage
-// collector once headBlock and tailBlock moved past them.
+// A producer reads tail t, and if t's slot says free for t it claims t with
+// one CAS of tail from t to t+1, writes the task and stores seq = t+1 with
+// release ordering. A consumer reads head h, and if h's slot says written it
+// takes h with a CAS of head from h to h+1, reads the task, clears the slot
+// (so that the collector can free the task) and stores seq = h+size with
+// release ordering, the store that lets a producer of the next lap in. A
+// slot whose producer claimed it but has not written it reads as empty:
+// that producer has not told the sleep protocol about its task yet either,
+// and does so after the write (Pool.submit), so a worker that goes to sleep
+// on this answer is woken.
+//
+// A ring is reused for ever while it does not fill, so a task costs no
+// garbage: the chain of blocks this replaced allocated 8 KiB per 256 tasks,
+// and its producer paid for their zeroing and the collector's assists
+// (bench/results/submit-ring-amd64.txt). When a producer finds t's slot not
+// yet free (the ring holds size tasks, or the consumer of position t-size
+// has not finished with it), it seals the ring (sealedBit in tail: no claim
+// there any more), links a ring of twice the size (up to injRingMax) that
+// starts at t, and moves on to it. Consumers drain a sealed ring up to t and
+// then move to the next. A sealed ring is garbage once both ends left it; a
+// ring never shrinks, so the injector keeps the memory of the longest queue
+// it held, up to injRingMax slots (2 MiB) a ring.
 //
 // A mutex around a ring (the first version) cost 88-200 ns per task on the
 // submit benchmark, most of it the lock's cache line moving between the
 // submitter and the workers at every push and pop (bench/results).
 //
-// Closing sets closedBit in tail with one atomic OR, which both refuses every
-// later claim and fixes the number of tasks ever accepted: the pool's Close
+// Closing sets closedBit in the tail of the last ring with one CAS, which
+// both refuses every later claim (a closed ring is never sealed, so nothing
+// follows it) and fixes the number of tasks ever accepted: the pool's Close
 // waits until the workers finished exactly that many.
 type injector struct {
 	_ atomics.Pad
 
-	// tail is the next position to claim, with closedBit once closed.
-	// Producers claim with CompareAndSwap (claimIf); close sets closedBit
-	// with Or, after which every claim is refused and tail&^closedBit is
-	// the number of tasks ever accepted, for good.
-	// tailBlock is a block with start <= every position claimed from now
-	// on (it holds an already-claimed position); producers load it
-	// before claiming and move it forward with CompareAndSwap.
-	tail      atomic.Uint64
-	tailBlock atomic.Pointer[injBlock]
+	// tailRing is the ring producers claim in: the last ring, or a sealed
+	// one whose successor is linked or about to be. Moved forward with
+	// CompareAndSwap by any producer that finds it sealed; read by
+	// producers, close and the counts.
+	tailRing atomic.Pointer[injRing]
 
 	_ atomics.Pad
 
-	// head is the next position to take; consumers advance it by one with
-	// CompareAndSwap after seeing the slot ready. headBlock has start <=
-	// head; loaded before head, moved forward by consumers with
-	// CompareAndSwap. Both sync/atomic, sequentially consistent: the
-	// head CAS precedes the load of room.n (roomWaiters).
-	head      atomic.Uint64
-	headBlock atomic.Pointer[injBlock]
+	// headRing is the ring consumers take from; moved forward with
+	// CompareAndSwap by a consumer that drained it after it was sealed.
+	headRing atomic.Pointer[injRing]
 
 	_ atomics.Pad
 
 	capacity uint64 // 0: unbounded; immutable after New
+	maxRing  int    // the largest ring to link: injRingMax, or less in tests; immutable
 	room     roomWaiters
 }
 
-// closedBit marks a closed queue in tail. Positions never reach it (2^63
-// claims).
-const closedBit = 1 << 63
+// injRing is one bounded ring of the chain.
+type injRing struct {
+	_ atomics.Pad
 
-// injBlockSize is the number of slots per block: one 8 KiB allocation per
-// 256 tasks.
-const injBlockSize = 256
+	// tail is the next position to claim, with sealedBit once the ring is
+	// sealed and closedBit once the queue is closed (at most one of them).
+	// Producers claim with CompareAndSwap (claimIf); a producer that found
+	// the next slot still occupied seals it with CompareAndSwap, close
+	// sets closedBit with CompareAndSwap. All sync/atomic, sequentially
+	// consistent.
+	tail atomic.Uint64
 
-// injSlot is one queued task. job and enq are written by the producer that
-// claimed the slot, before its release store of ready; read by the consumer
-// that took the slot, after it loaded ready == 1 and won the head CAS.
+	_ atomics.Pad
+
+	// head is the next position to take; consumers advance it by one with
+	// CompareAndSwap after seeing the slot written. Sequentially
+	// consistent: the head CAS precedes the load of room.n (roomWaiters).
+	head atomic.Uint64
+
+	_ atomics.Pad
+
+	// next is nil until the ring is sealed; then any producer (or close)
+	// links the successor with CompareAndSwap from nil (one winner).
+	next  atomic.Pointer[injRing]
+	base  uint64    // the first position of the ring; immutable
+	mask  uint64    // len(slots)-1, len(slots) a power of two; immutable
+	slots []injSlot // immutable slice header; slots as described above
+}
+
+// injSlot is one slot of a ring. job and enq are written by the producer
+// that claimed the slot's position, before its release store of seq; read
+// and cleared by the consumer that took the position, after its acquire
+// load of seq and its head CAS, and before its release store of seq.
 type injSlot struct {
-	job   task
-	enq   int64  // the submit time of a sampled task (Pool.now), 0 if not sampled
-	ready uint32 // 0 -> 1 once, by the producer (atomics.StoreRelease32); loaded by consumers
+	// seq: see the top of the file. Stored by producers and consumers with
+	// atomics.StoreRelease64, loaded with atomic.LoadUint64 (acquire).
+	seq uint64
+	job task
+	enq int64 // the submit time of a sampled task (Pool.now), 0 if not sampled
 }
 
-type injBlock struct {
-	slots [injBlockSize]injSlot
-	// next is nil until a producer claims a position past this block and
-	// links a new block with CompareAndSwap (one winner; losers use it).
-	next  atomic.Pointer[injBlock]
-	start uint64 // the position of slots[0]; immutable
+// The two marks of a ring's tail. Positions never reach them (2^62 claims).
+const (
+	closedBit = 1 << 63
+	sealedBit = 1 << 62
+	tailMarks = closedBit | sealedBit
+)
+
+// The sizes of the rings: a queue starts with injRingMin slots (8 KiB), or
+// the bounded capacity rounded up to a power of two, and each ring that
+// fills is followed by one of twice its size, up to injRingMax.
+const (
+	injRingMin = 256
+	injRingMax = 1 << 16
+)
+
+func newInjRing(base uint64, size int) *injRing {
+	r := &injRing{base: base, mask: uint64(size - 1), slots: make([]injSlot, size)}
+	for i := range r.slots {
+		r.slots[i].seq = base + uint64(i)
+	}
+	r.tail.Store(base)
+	r.head.Store(base)
+	return r
 }
 
-func (q *injector) init(capacity int) {
-	b := &injBlock{}
-	q.tailBlock.Store(b)
-	q.headBlock.Store(b)
+// slot returns the slot that maps position pos.
+func (r *injRing) slot(pos uint64) *injSlot { return &r.slots[(pos-r.base)&r.mask] }
+
+func (q *injector) init(capacity int) { q.initSizes(capacity, injRingMin, injRingMax) }
+
+// initSizes is init with other ring sizes (powers of two), for tests that
+// want rings sealed often.
+func (q *injector) initSizes(capacity, minRing, maxRing int) {
+	size := minRing
+	for size < capacity && size < maxRing {
+		size *= 2
+	}
+	r := newInjRing(0, size)
+	q.tailRing.Store(r)
+	q.headRing.Store(r)
 	q.capacity = uint64(capacity)
+	q.maxRing = maxRing
 }
 
 // Outcomes of a claim.
@@ -111,30 +171,35 @@ const (
 // claim reserves the next position, ignoring the capacity (a submission
 // from a task of the pool, which must not wait for itself), or reports the
 // queue closed.
-func (q *injector) claim() (pos uint64, b *injBlock, r claimResult) {
+func (q *injector) claim() (pos uint64, r *injRing, res claimResult) {
 	return q.claimIf(false)
 }
 
 // tryClaim reserves the next position if the queue has room (always, when
 // unbounded).
-func (q *injector) tryClaim() (pos uint64, b *injBlock, r claimResult) {
+func (q *injector) tryClaim() (pos uint64, r *injRing, res claimResult) {
 	return q.claimIf(q.capacity != 0)
 }
 
-// claimIf is one CAS of tail from t to t+1, refused if tail has closedBit,
-// and, when bounded, if t-head reached the capacity.
+// claimIf is one CAS of the tail ring's tail from t to t+1, refused if the
+// queue is closed, and, when bounded, if t-head reached the capacity. It
+// returns the ring that holds the claimed position, for publish.
 //
 // A CAS rather than an atomic add: an add cannot be refused, so a producer
 // that lost the race with close would have to add and then take back its
 // claim, and for that instant tail would overstate the tasks accepted
 // (Stats.Injected would go down). On one uncontended line the two cost the
 // same; under many producers a CAS may retry.
-func (q *injector) claimIf(bounded bool) (pos uint64, b *injBlock, r claimResult) {
+func (q *injector) claimIf(bounded bool) (pos uint64, r *injRing, res claimResult) {
 	for {
-		b = q.tailBlock.Load() // before tail: b.start <= t
-		t := q.tail.Load()
+		r = q.tailRing.Load()
+		t := r.tail.Load()
 		if t&closedBit != 0 {
 			return 0, nil, claimClosed
+		}
+		if t&sealedBit != 0 {
+			q.advanceTail(r, t&^tailMarks)
+			continue
 		}
 		// head is read after tail, so the queue may have drained past t
 		// meanwhile (h > t: plenty of room; t-h would wrap around).
@@ -142,88 +207,120 @@ func (q *injector) claimIf(bounded bool) (pos uint64, b *injBlock, r claimResult
 		// bound is never exceeded, and a refusal is at worst one pop
 		// early.
 		if bounded {
-			if h := q.head.Load(); h < t && t-h >= q.capacity {
+			if h := q.taken(); h < t && t-h >= q.capacity {
 				return 0, nil, claimFull
 			}
 		}
-		if q.tail.CompareAndSwap(t, t+1) {
-			return t, b, claimed
-		}
-	}
-}
-
-// publish writes j into the claimed position pos, looking for its block
-// from b, and marks it ready.
-func (q *injector) publish(pos uint64, b *injBlock, j task, enq int64) {
-	for pos >= b.start+injBlockSize {
-		next := b.next.Load()
-		if next == nil {
-			nb := &injBlock{start: b.start + injBlockSize}
-			if b.next.CompareAndSwap(nil, nb) {
-				next = nb
-			} else {
-				next = b.next.Load()
+		seq := atomic.LoadUint64(&r.slot(t).seq)
+		switch {
+		case seq == t:
+			if r.tail.CompareAndSwap(t, t+1) {
+				return t, r, claimed
+			}
+		case seq < t:
+			// The slot still holds position t-size (the ring is full,
+			// or its consumer is still reading it): seal the ring, and
+			// go on in a larger one.
+			if r.tail.CompareAndSwap(t, t|sealedBit) {
+				q.advanceTail(r, t)
 			}
 		}
-		b = next
+		// seq > t: another producer claimed t meanwhile; tail has moved.
 	}
-	// Move tailBlock forward to b, which holds a claimed position, so
-	// later producers walk less. Best effort: a newer block may already
-	// be there.
-	for {
-		cur := q.tailBlock.Load()
-		if cur.start >= b.start || q.tailBlock.CompareAndSwap(cur, b) {
-			break
-		}
-	}
-	s := &b.slots[pos-b.start]
-	s.job, s.enq = j, enq
-	atomics.StoreRelease32(&s.ready, 1)
 }
 
-// pop takes the oldest ready task. It answers false when the queue is empty
-// or its oldest position is claimed but not yet written.
+// advanceTail links a successor to r, sealed at position end, unless one is
+// linked already, and moves tailRing from r to it.
+func (q *injector) advanceTail(r *injRing, end uint64) {
+	next := r.next.Load()
+	if next == nil {
+		size := min(2*len(r.slots), q.maxRing)
+		nr := newInjRing(end, size)
+		if r.next.CompareAndSwap(nil, nr) {
+			next = nr
+		} else {
+			next = r.next.Load()
+		}
+	}
+	q.tailRing.CompareAndSwap(r, next)
+}
+
+// publish writes j into the claimed position pos of ring r and marks it
+// written.
+func (q *injector) publish(pos uint64, r *injRing, j task, enq int64) {
+	s := r.slot(pos)
+	s.job, s.enq = j, enq
+	atomics.StoreRelease64(&s.seq, pos+1) // partner: the acquire load of seq in pop
+}
+
+// pop takes the oldest written task. It answers false when the queue is
+// empty or its oldest position is claimed but not yet written.
 func (q *injector) pop() (j task, enq int64, ok bool) {
 	for {
-		b0 := q.headBlock.Load() // before head: b0.start <= h
-		h := q.head.Load()
-		b := b0
-		for h >= b.start+injBlockSize {
-			b = b.next.Load()
-			if b == nil {
-				return nil, 0, false // no producer claimed h yet
+		r := q.headRing.Load()
+		h := r.head.Load()
+		s := r.slot(h)
+		seq := atomic.LoadUint64(&s.seq) // partner: publish's release store
+		if seq == h+1 {
+			if !r.head.CompareAndSwap(h, h+1) {
+				continue // another worker took h
 			}
+			// Position h is ours alone until the store below frees the
+			// slot; clear it so the collector can free the task.
+			j, enq = s.job, s.enq
+			s.job = nil
+			// Partner: the producer's acquire load of seq in claimIf,
+			// which must not reuse the slot before the reads above.
+			atomics.StoreRelease64(&s.seq, h+uint64(len(r.slots)))
+			if q.capacity != 0 && q.room.n.Load() != 0 {
+				// The head CAS (sequentially consistent) precedes this
+				// load; a waiter registers (n.Add) before re-checking for
+				// room. One of the two sees the other (roomWaiters).
+				q.room.wakeOne()
+			}
+			return j, enq, true
 		}
-		if b != b0 {
-			q.headBlock.CompareAndSwap(b0, b) // b.start <= h <= head from now on
+		if seq > h+1 {
+			continue // another worker took h and freed its slot
 		}
-		s := &b.slots[h-b.start]
-		if atomic.LoadUint32(&s.ready) == 0 {
+		// Nothing written at h: empty, unless the ring is sealed there.
+		if !q.moveHead(r, h) {
 			return nil, 0, false
 		}
-		if !q.head.CompareAndSwap(h, h+1) {
-			continue // another worker took h
-		}
-		// The slot is ours alone now; clear it so the collector can
-		// free the task while the block lives on.
-		j, enq = s.job, s.enq
-		s.job = nil
-		if q.capacity != 0 && q.room.n.Load() != 0 {
-			// The head CAS (sequentially consistent) precedes this
-			// load; a waiter registers (n.Add) before re-checking for
-			// room. One of the two sees the other (roomWaiters).
-			q.room.wakeOne()
-		}
-		return j, enq, true
 	}
 }
 
-// release drops the blocks of a closed and drained queue (Pool.release):
-// no consumer pops any more, and a claim is refused before it uses the
-// block it loaded. head and tail stay, for Stats.
+// moveHead moves headRing on from r if r is sealed at h, the position its
+// head reached (everything it held was taken), and its successor is
+// linked, and reports whether it did (or another consumer did). Until the
+// successor is linked the queue reads as empty, and the sealer's task is
+// not announced yet.
+func (q *injector) moveHead(r *injRing, h uint64) bool {
+	t := r.tail.Load()
+	if t&sealedBit == 0 || t&^tailMarks != h {
+		return false
+	}
+	next := r.next.Load()
+	if next == nil {
+		return false
+	}
+	q.headRing.CompareAndSwap(r, next)
+	return true
+}
+
+// release drops the rings of a closed and drained queue (Pool.release): no
+// consumer pops any more, and no claim gets past the closed tail. The tail
+// ring stays, for the counts and the refusals; its slots go.
 func (q *injector) release() {
-	q.headBlock.Store(nil)
-	q.tailBlock.Store(nil)
+	r := q.tailRing.Load()
+	for r.tail.Load()&sealedBit != 0 && r.next.Load() != nil {
+		r = r.next.Load()
+	}
+	end := &injRing{base: r.base}
+	end.tail.Store(r.tail.Load())
+	end.head.Store(r.head.Load())
+	q.headRing.Store(end)
+	q.tailRing.Store(end)
 }
 
 // close refuses every later claim and returns the number of tasks ever
@@ -236,21 +333,34 @@ func (q *injector) release() {
 // first Close; Go 1.24.1 and later are right). Close is a slow path.
 func (q *injector) close() uint64 {
 	for {
-		t := q.tail.Load()
-		if t&closedBit != 0 || q.tail.CompareAndSwap(t, t|closedBit) {
-			return t &^ closedBit
+		r := q.tailRing.Load()
+		t := r.tail.Load()
+		switch {
+		case t&closedBit != 0:
+			return t &^ tailMarks
+		case t&sealedBit != 0:
+			q.advanceTail(r, t&^tailMarks)
+		case r.tail.CompareAndSwap(t, t|closedBit):
+			return t
 		}
 	}
 }
 
 // accepted returns the number of tasks accepted so far; it never goes down.
-func (q *injector) accepted() uint64 { return q.tail.Load() &^ closedBit }
+// A sealed ring's tail is where its successor starts, so a reader that
+// finds tailRing not yet moved on reads a number no greater than the
+// successor's.
+func (q *injector) accepted() uint64 { return q.tailRing.Load().tail.Load() &^ tailMarks }
+
+// taken returns the number of tasks taken by consumers so far; it never
+// goes down, for the same reason.
+func (q *injector) taken() uint64 { return q.headRing.Load().head.Load() }
 
 // len returns the number of queued tasks (claimed and not yet taken); it
 // counts claims whose slot is not written yet.
 func (q *injector) len() int {
-	t := q.tail.Load() &^ closedBit
-	h := q.head.Load()
+	t := q.accepted()
+	h := q.taken()
 	if h >= t {
 		return 0
 	}

@@ -22,10 +22,14 @@ type seqJob struct{ n int }
 func (seqJob) run(*Worker)                       {}
 func (seqJob) finish(*Worker, *PanicError, bool) {}
 
-func TestInjectorFIFOAcrossBlocksAndClose(t *testing.T) {
+// TestInjectorFIFOAcrossRingsAndClose queues more than the first ring holds,
+// so that the queue seals two rings and links larger ones, and takes every
+// task back in order.
+func TestInjectorFIFOAcrossRingsAndClose(t *testing.T) {
 	var q injector
 	q.init(0)
-	const n = 3*injBlockSize + 7 // several block boundaries
+	first := q.headRing.Load()
+	const n = 3*injRingMin + 7 // past the first ring (256) and the second (512)
 	for i := 0; i < n; i++ {
 		if r := testPush(&q, seqJob{i}); r != claimed {
 			t.Fatalf("push %d: %v", i, r)
@@ -58,9 +62,113 @@ func TestInjectorFIFOAcrossBlocksAndClose(t *testing.T) {
 	if q.accepted() != n {
 		t.Errorf("a refused claim changed accepted to %d", q.accepted())
 	}
-	// The old blocks are unreachable from the queue's pointers.
-	if hb, tb := q.headBlock.Load(), q.tailBlock.Load(); hb != tb || hb.start != 3*injBlockSize {
-		t.Errorf("head block at %d, tail block at %d, want both at %d", hb.start, tb.start, 3*injBlockSize)
+	// The sealed rings are unreachable from the queue's pointers: both
+	// ends are on the third ring, which starts where the second stopped.
+	hr, tr := q.headRing.Load(), q.tailRing.Load()
+	if hr != tr || hr.base != 3*injRingMin || len(hr.slots) != 4*injRingMin {
+		t.Errorf("head ring at %d, tail ring at %d (%d slots), want both at %d with %d slots",
+			hr.base, tr.base, len(tr.slots), 3*injRingMin, 4*injRingMin)
+	}
+	if first.tail.Load() != injRingMin|sealedBit || first.next.Load().base != injRingMin {
+		t.Errorf("first ring's tail %#x, successor at %d", first.tail.Load(), first.next.Load().base)
+	}
+}
+
+// TestInjectorRingReused: a queue that never holds more than its ring is
+// reused lap after lap, and a task costs no allocation.
+func TestInjectorRingReused(t *testing.T) {
+	var q injector
+	q.init(0)
+	r := q.headRing.Load()
+	var job task = seqJob{}
+	allocs := testing.AllocsPerRun(20, func() {
+		for i := 0; i < 3*injRingMin; i++ { // three laps, half full
+			if i%2 == 0 {
+				testPush(&q, job)
+				testPush(&q, job)
+			} else {
+				q.pop()
+				q.pop()
+			}
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per %d tasks, want 0", allocs, 3*injRingMin)
+	}
+	if q.headRing.Load() != r || q.tailRing.Load() != r {
+		t.Error("the queue left its first ring though it never filled it")
+	}
+	if q.accepted() < 60*injRingMin || q.len() != 0 {
+		t.Errorf("accepted %d, len %d", q.accepted(), q.len())
+	}
+}
+
+// TestInjectorRingSizes: each sealed ring is followed by one of twice its
+// size, up to injRingMax, then by rings of injRingMax; a bounded queue
+// starts with its capacity rounded up to a power of two.
+func TestInjectorRingSizes(t *testing.T) {
+	var q injector
+	q.init(0)
+	n := 2 * injRingMax
+	if testing.Short() {
+		n = injRingMax + injRingMax/2
+	}
+	for i := 0; i < n; i++ {
+		testPush(&q, seqJob{i})
+	}
+	want, base := injRingMin, uint64(0)
+	for r := q.headRing.Load(); r != nil; r = r.next.Load() {
+		if len(r.slots) != want || r.base != base {
+			t.Fatalf("ring at %d with %d slots, want at %d with %d", r.base, len(r.slots), base, want)
+		}
+		base += uint64(want)
+		want = min(2*want, injRingMax)
+	}
+	for i := 0; i < n; i++ {
+		if j, _, ok := q.pop(); !ok || j.(seqJob).n != i {
+			t.Fatalf("pop %d: %v %v", i, j, ok)
+		}
+	}
+	for _, c := range []struct{ capacity, size int }{{1, injRingMin}, {300, 512}, {1024, 1024}, {1 << 20, injRingMax}} {
+		var b injector
+		b.init(c.capacity)
+		if got := len(b.headRing.Load().slots); got != c.size {
+			t.Errorf("capacity %d: first ring of %d slots, want %d", c.capacity, got, c.size)
+		}
+	}
+}
+
+// TestInjectorCloseAfterSeal: a ring sealed by a claim and closed before any
+// producer linked its successor: close links it and closes that one, so the
+// count is exact and no later claim gets in.
+func TestInjectorCloseAfterSeal(t *testing.T) {
+	var q injector
+	q.init(0)
+	for i := 0; i < injRingMin; i++ {
+		testPush(&q, seqJob{i})
+	}
+	r := q.tailRing.Load()
+	// Seal by hand, as a producer that lost the CPU right after its seal
+	// CAS would leave it.
+	if !r.tail.CompareAndSwap(injRingMin, injRingMin|sealedBit) {
+		t.Fatal("seal")
+	}
+	if got := q.close(); got != injRingMin {
+		t.Fatalf("close counted %d, want %d", got, injRingMin)
+	}
+	if r.next.Load() == nil || q.tailRing.Load() != r.next.Load() {
+		t.Fatal("close did not move to the successor")
+	}
+	if res := testPush(&q, seqJob{}); res != claimClosed {
+		t.Fatalf("claim after close: %v", res)
+	}
+	for i := 0; i < injRingMin; i++ {
+		if j, _, ok := q.pop(); !ok || j.(seqJob).n != i {
+			t.Fatalf("pop %d: %v %v", i, j, ok)
+		}
+	}
+	if _, _, ok := q.pop(); ok || q.len() != 0 || q.accepted() != injRingMin {
+		t.Errorf("after draining: len %d accepted %d", q.len(), q.accepted())
 	}
 }
 
@@ -91,7 +199,7 @@ func TestInjectorUnwrittenSlotReadsEmpty(t *testing.T) {
 }
 
 func TestInjectorCapacity(t *testing.T) {
-	for _, capacity := range []int{1, 3, injBlockSize + 1} {
+	for _, capacity := range []int{1, 3, injRingMin + 1} {
 		var q injector
 		q.init(capacity)
 		for i := 0; i < capacity; i++ {
@@ -122,13 +230,19 @@ func TestInjectorCapacity(t *testing.T) {
 	}
 }
 
-// TestInjectorConcurrent: producers and consumers at once, bounded and not;
-// every task is taken exactly once, and each consumer sees every producer's
-// tasks in that producer's order (FIFO per producer).
+// TestInjectorConcurrent: producers and consumers at once, bounded and not,
+// with the usual rings and with rings of 2 to 8 slots that are sealed and
+// replaced all the time (claims that find a slot whose consumer is still
+// reading it seal too); every task is taken exactly once, and each consumer
+// sees every producer's tasks in that producer's order (FIFO per producer).
 func TestInjectorConcurrent(t *testing.T) {
-	for _, capacity := range []int{0, 1, 64} {
+	for _, c := range []struct{ capacity, minRing, maxRing int }{
+		{0, injRingMin, injRingMax}, {1, injRingMin, injRingMax}, {64, injRingMin, injRingMax},
+		{0, 2, 8}, {12, 2, 8}, // a bound over the largest ring: seals too
+	} {
 		var q injector
-		q.init(capacity)
+		q.initSizes(c.capacity, c.minRing, c.maxRing)
+		first := q.headRing.Load()
 		const producers, consumers = 3, 3
 		each := 20000
 		if testing.Short() {
@@ -159,7 +273,7 @@ func TestInjectorConcurrent(t *testing.T) {
 				}
 			}()
 		}
-		for c := 0; c < consumers; c++ {
+		for range consumers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -190,13 +304,21 @@ func TestInjectorConcurrent(t *testing.T) {
 			wg.Wait()
 		})
 		for i := range seen {
-			if c := seen[i].Load(); c != 1 {
-				t.Fatalf("cap %d: task %d taken %d times", capacity, i, c)
+			if k := seen[i].Load(); k != 1 {
+				t.Fatalf("%+v: task %d taken %d times", c, i, k)
 			}
 		}
-		if capacity == 1 {
-			t.Logf("cap 1: %d full refusals", fullSeen.Load())
+		rings := 0
+		for r := first; r != nil; r = r.next.Load() {
+			rings++
 		}
+		if q.len() != 0 || q.accepted() != uint64(total) {
+			t.Errorf("%+v: len %d, accepted %d", c, q.len(), q.accepted())
+		}
+		if c.maxRing == 8 && rings < 2 {
+			t.Errorf("%+v: no ring was sealed", c)
+		}
+		t.Logf("%+v: %d rings, %d full refusals", c, rings, fullSeen.Load())
 	}
 }
 
@@ -231,6 +353,86 @@ func TestRoomWaitersHandOffOnCancel(t *testing.T) {
 		case <-ch:
 		default:
 			t.Fatal("wakeAll missed a waiter")
+		}
+	}
+}
+
+// TestInjectorCloseStorm closes a queue of tiny rings while producers seal
+// and link them and consumers drain them: the count close returns is
+// exactly the number of tasks taken, each once, and every claim after it
+// is refused.
+func TestInjectorCloseStorm(t *testing.T) {
+	rounds := 200
+	if testing.Short() {
+		rounds = 10
+	}
+	for range rounds {
+		var q injector
+		q.initSizes(0, 2, 8)
+		const producers, consumers = 3, 2
+		var wg, prodWG sync.WaitGroup
+		var refusedAfter, acceptedBefore atomic.Int64
+		var closed atomic.Bool
+		seen := sync.Map{}
+		var taken atomic.Int64
+		start := make(chan struct{})
+		for p := range producers {
+			prodWG.Add(1)
+			go func() {
+				defer prodWG.Done()
+				<-start
+				for i := 0; ; i++ {
+					wasClosed := closed.Load()
+					switch testPush(&q, seqJob{p<<32 | i}) {
+					case claimClosed:
+						refusedAfter.Add(1)
+						return
+					case claimed:
+						if wasClosed {
+							t.Errorf("a claim after close was accepted")
+						}
+						acceptedBefore.Add(1)
+					}
+				}
+			}()
+		}
+		var final atomic.Uint64
+		final.Store(^uint64(0))
+		for range consumers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for {
+					j, _, ok := q.pop()
+					if ok {
+						if _, dup := seen.LoadOrStore(j.(seqJob).n, true); dup {
+							t.Errorf("task %d taken twice", j.(seqJob).n)
+						}
+						taken.Add(1)
+						continue
+					}
+					if uint64(taken.Load()) == final.Load() {
+						return
+					}
+					runtime.Gosched()
+				}
+			}()
+		}
+		close(start)
+		for q.accepted() < 50 {
+			runtime.Gosched()
+		}
+		n := q.close()
+		closed.Store(true)
+		final.Store(n)
+		within(t, "draining after close", func() { prodWG.Wait(); wg.Wait() })
+		if uint64(taken.Load()) != n || uint64(acceptedBefore.Load()) != n || q.accepted() != n {
+			t.Fatalf("close counted %d, taken %d, producers accepted %d, accepted() %d",
+				n, taken.Load(), acceptedBefore.Load(), q.accepted())
+		}
+		if refusedAfter.Load() != producers {
+			t.Fatalf("%d producers saw the close", refusedAfter.Load())
 		}
 	}
 }

@@ -462,13 +462,13 @@ func (p *Pool) finishClose() {
 // has exited: the workers' deques (whose rings a storm of forks can have
 // grown to megabytes), the frames beyond the inline ones and the jobs the
 // inline ones still reference, the spawn slots, the scope and context
-// records, and the injector's block. A closed pool that stays referenced
+// records, and the injector's rings. A closed pool that stays referenced
 // then keeps only what Stats, Shutdown and the refused submissions read:
 // the counters and histograms, the injector's positions, the workers'
 // goroutine ids and placement. Nothing else can touch these any more:
 // they belong to worker goroutines, and p.wg.Wait ordered their exit
 // before this; a submission to the closed queue is refused before it
-// looks at a block.
+// looks at a slot.
 func (p *Pool) release() {
 	for _, w := range p.workerList() {
 		w.deque = nil

@@ -676,8 +676,8 @@ func retainedBytes(p *Pool) int {
 			n += int(unsafe.Sizeof(taskCtx{}))
 		}
 	}
-	for b := p.inj.headBlock.Load(); b != nil; b = b.next.Load() {
-		n += int(unsafe.Sizeof(injBlock{}))
+	for r := p.inj.headRing.Load(); r != nil; r = r.next.Load() {
+		n += len(r.slots) * int(unsafe.Sizeof(injSlot{}))
 	}
 	return n
 }
@@ -691,13 +691,13 @@ func deepJoin(w *Worker, d int) {
 
 // TestCloseReleasesWorkerMemory grows every per-worker structure with a
 // storm (joins deeper than the inline frames, a scope whose spawns pile up
-// in one deque while its thieves are held, fire-and-forget tasks over
-// several injector blocks), closes the pool, and checks that the closed
+// in one deque while its thieves are held, fire-and-forget tasks, three
+// injector rings' worth), closes the pool, and checks that the closed
 // pool holds none of it any more, while Stats, Shutdown, Close and the
 // submission paths still answer as documented.
 func TestCloseReleasesWorkerMemory(t *testing.T) {
 	const workers = 4
-	spawns, tasks := 5000, 3*injBlockSize
+	spawns, tasks := 5000, 3*injRingMin
 	if testing.Short() {
 		spawns = 1000
 	}

@@ -159,7 +159,7 @@ func (p *Pool) Stats() Stats {
 // understate them.
 func (p *Pool) queueStats(st *Stats) {
 	done := p.completed()
-	taken := p.inj.head.Load()
+	taken := p.inj.taken()
 	accepted := p.inj.accepted()
 	st.Completed, st.Injected = done, accepted
 	// The guards are belt and braces: by the order above neither

@@ -669,7 +669,7 @@ func (p *Pool) submit(ctx context.Context, t task, wait bool, name string) error
 // or returns ctx's error. A submission from a task of the pool is let in
 // over the bound at once: it would otherwise wait for work that its own
 // worker must run (with one worker, a certain deadlock).
-func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injBlock, claimResult, error) {
+func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injRing, claimResult, error) {
 	if p.inTask() {
 		pos, b, r := p.inj.claim()
 		return pos, b, r, nil

@@ -1095,8 +1095,7 @@ func TestCallJobSize(t *testing.T) {
 	defer p.Close()
 	fn := func(*Worker) int { return 1 }
 	Do(p, fn) // the done channel pool warm
-	// The job; the injector's block per injBlockSize tasks is below the
-	// integer average.
+	// The job; the injector's ring is reused (TestInjectorRingReused).
 	want := 1.0
 	if unsafe.Sizeof(uintptr(0)) != 8 {
 		want = 2 // 32-bit builds make one more allocation per Do, not examined yet
