@@ -30,7 +30,9 @@ import (
 // slot whose producer claimed it but has not written it reads as empty:
 // that producer has not told the sleep protocol about its task yet either,
 // and does so after the write (Pool.submit), so a worker that goes to sleep
-// on this answer is woken.
+// on this answer is woken. An idle worker of a pool of several may take a
+// run of written positions h..h+n-1 with one CAS of head from h to h+n
+// instead (popBatch, batch.go).
 //
 // A ring is reused for ever while it does not fill, so a task costs no
 // garbage: the chain of blocks this replaced allocated 8 KiB per 256 tasks,
@@ -288,6 +290,69 @@ func (q *injector) pop() (j task, enq int64, ok bool) {
 			return nil, 0, false
 		}
 	}
+}
+
+// popBatch takes the oldest written tasks, at most len(out) and at most
+// 1/share of the queue's length plus one, with one CAS of head, and stores
+// them into out, oldest first. It returns how many it took: 0 when pop
+// would answer false. The positions taken are consecutive in one ring, all
+// written when scanned; a written slot stays so until its position is
+// taken, so the CAS from the head it read is all it needs to own them
+// (Worker.takeBatch). Their slots are freed after they are read, as pop
+// does.
+func (q *injector) popBatch(out []injTask, share uint64) int {
+	for {
+		r := q.headRing.Load()
+		h := r.head.Load()
+		seq := atomic.LoadUint64(&r.slot(h).seq) // partner: publish's release store
+		if seq != h+1 {
+			if seq > h+1 {
+				continue // another worker took h
+			}
+			if q.moveHead(r, h) {
+				continue
+			}
+			return 0
+		}
+		n, want := uint64(1), uint64(1)
+		size := uint64(len(r.slots))
+		if atomic.LoadUint64(&r.slot(h+1).seq) == h+2 {
+			// More than one task is there: size the batch by the
+			// length. tail is read after head, so t-h overstates the
+			// length at worst (head only grows), and a claim not yet
+			// written ends the scan. A lone task costs no load of a
+			// tail, the line every producer writes.
+			if t := q.accepted(); t > h {
+				want = (t-h)/share + 1
+			}
+			want = min(want, uint64(len(out)), size)
+			for n < want && atomic.LoadUint64(&r.slot(h+n).seq) == h+n+1 {
+				n++
+			}
+		}
+		if !r.head.CompareAndSwap(h, h+n) {
+			continue
+		}
+		for i := range n {
+			s := r.slot(h + i)
+			out[i] = injTask{job: s.job, enq: s.enq}
+			s.job = nil
+			atomics.StoreRelease64(&s.seq, h+i+size) // partner: claimIf's acquire load
+		}
+		if q.capacity != 0 && q.room.n.Load() != 0 {
+			for range n {
+				q.room.wakeOne()
+			}
+		}
+		return int(n)
+	}
+}
+
+// injTask is a task taken from the injector with its submit time (0 when
+// it is not sampled).
+type injTask struct {
+	job task
+	enq int64
 }
 
 // moveHead moves headRing on from r if r is sealed at h, the position its

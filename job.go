@@ -26,7 +26,7 @@ import (
 //     result, panic or Goexit travel back in the frame, and the joiner
 //     re-raises the panic or Goexit (join.go: propagate, unwindJoin).
 //   - kindSpawn: a task of a scope (Scope.Spawn). It lives in a spawn slot of
-//     the spawning worker (spawnslots.go) while its ref is queued; its panic
+//     the spawning worker (refslots.go) while its ref is queued; its panic
 //     or Goexit travels to the scope (scopeState.record), which re-raises it
 //     when Worker.Scope returns (scope.go). It has no result.
 //   - kindTask: a task submitted from outside the workers' fork-join trees
@@ -34,6 +34,9 @@ import (
 //     (injector.go), not in a deque, so its ref names no storage: the task
 //     itself comes with the ref in a work value. Its outcome goes to its
 //     finish method: the panic handler for Go, the waiting caller for Do.
+//     A task that a worker took from the injector in a batch waits in that
+//     worker's deque as a kindBatch ref, parked in one of its batch slots,
+//     until it or a thief runs it like any other submitted task (batch.go).
 //
 // Frames and spawns are named by integers because the deques carry integers
 // only; submitted tasks are Go values because the injector carries those.
@@ -46,9 +49,10 @@ import (
 // Bit layout (named constants below; TestJobRefLayout pins it):
 //
 //	bits  0-31  index:  the join depth of a frame (kindFrame) or the slot
-//	                    number of a spawned job (kindSpawn); 0 for kindTask
+//	                    number of a spawned job (kindSpawn) or of a task
+//	                    taken in a batch (kindBatch); 0 for kindTask
 //	bits 32-47  worker: the index of the worker that owns the frame or the
-//	                    spawn slot; 0 for kindTask
+//	                    slot; 0 for kindTask
 //	bits 48-61  zero
 //	bits 62-63  kind
 //
@@ -56,7 +60,7 @@ import (
 // sleep.MaxWorkers (< 1<<16); a join depth is bounded by the goroutine stack
 // (Go's 1 GB maximum stack holds far fewer than 1<<32 nested joins, each
 // needing a few stack frames); a worker's spawn slots are bounded by memory
-// (a slot is 24 bytes, 1<<32 of them would be 96 GiB) and spawnSlots.grow
+// (a slot is at most 40 bytes, 1<<32 of them would be 160 GiB) and refSlots.grow
 // panics before the index could wrap.
 type jobRef uint64
 
@@ -74,6 +78,7 @@ const (
 	kindFrame = 0 // a join's second half: workers[worker].frames.at(index)
 	kindSpawn = 1 // a scope's task: workers[worker].spawns.slot(index)
 	kindTask  = 2 // a submitted task: work.task; never in a deque
+	kindBatch = 3 // a submitted task taken in a batch: workers[worker].batches.slot(index) (batch.go)
 )
 
 func frameRef(worker int, depth uint32) jobRef {
@@ -82,6 +87,10 @@ func frameRef(worker int, depth uint32) jobRef {
 
 func spawnRef(worker int, slot uint32) jobRef {
 	return jobRef(uint64(slot) | uint64(worker)<<refWorkerLow | kindSpawn<<refKindLow)
+}
+
+func batchRef(worker int, slot uint32) jobRef {
+	return jobRef(uint64(slot) | uint64(worker)<<refWorkerLow | kindBatch<<refKindLow)
 }
 
 // taskRef is the ref of every submitted task: the task is in work.task.
@@ -115,7 +124,12 @@ func (w *Worker) execute(wk work) {
 		w.runFrame(o.frames.at(r.index()), origin)
 	case kindSpawn:
 		o := w.pool.workerList()[r.worker()]
-		w.runSpawn(o.spawns.take(r.index(), o == w))
+		j := o.spawns.take(r.index(), o == w)
+		w.runSpawn(j.st, j.fn)
+	case kindBatch:
+		o := w.pool.workerList()[r.worker()]
+		t := o.batches.take(r.index(), o == w)
+		w.runTask(t.job, t.enq)
 	default:
 		w.runTask(wk.task, wk.enq)
 	}

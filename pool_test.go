@@ -666,7 +666,10 @@ func retainedBytes(p *Pool) int {
 		}
 		for k := range w.spawns.chunks {
 			if c := w.spawns.chunks[k].Load(); c != nil {
-				n += len(*c) * int(unsafe.Sizeof(spawnSlot{}))
+				n += len(*c) * int(unsafe.Sizeof(refSlot[spawnJob]{}))
+			}
+			if c := w.batches.chunks[k].Load(); c != nil {
+				n += len(*c) * int(unsafe.Sizeof(refSlot[injTask]{}))
 			}
 		}
 		if w.lastScope != nil {

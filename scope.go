@@ -116,8 +116,7 @@ func (s *Scope) Spawn(fn func(w *Worker, s *Scope)) {
 	}
 	w := s.w
 	i := w.spawns.alloc()
-	sl := w.spawns.slot(i)
-	sl.st, sl.fn = st, fn
+	w.spawns.slot(i).val = spawnJob{st, fn}
 	w.offerBeforePush()
 	w.push(spawnRef(w.index, i))
 }

@@ -110,6 +110,10 @@ type workerStats struct {
 	// offered counts the lazy join halves offered on request (offer.go);
 	// read by the tests only.
 	offered uint64
+	// batched counts the submitted tasks this worker parked in its deque
+	// from batches it took from the injector (batch.go); read by the
+	// tests only.
+	batched uint64
 	wakes   atomic.Uint64
 }
 

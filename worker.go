@@ -163,12 +163,18 @@ type Worker struct {
 
 	_ atomics.Pad
 
-	// spawns parks the tasks this worker spawned while their refs are
-	// queued (spawnslots.go): alloc by the worker goroutine, take by
-	// whichever worker wins a ref.
-	spawns spawnSlots
+	// spawns parks the tasks this worker spawned, and batches the
+	// submitted tasks it took from the injector in a batch (batch.go),
+	// while their refs are queued (refslots.go): alloc by the worker
+	// goroutine, take by whichever worker wins a ref.
+	spawns  refSlots[spawnJob]
+	batches refSlots[injTask]
 
 	frames frameStack
+
+	// batch is takeBatch's buffer for the tasks it takes from the
+	// injector (batch.go). Owner-only, empty between calls.
+	batch [injBatchMax]injTask
 
 	// The context records (taskctx.go), after everything else: written
 	// only where a job's context changes, and ctxs is loaded by thieves.
@@ -235,13 +241,17 @@ func (w *Worker) push(r jobRef) {
 
 // findWork looks for a job: the worker's own deque (LIFO, the newest and
 // cache-warmest job), then the other workers' deques (FIFO steals, the
-// oldest and usually largest jobs), then the injector.
+// oldest and usually largest jobs), then the injector (a batch of its tasks
+// where batchable: batch.go).
 func (w *Worker) findWork() (work, bool) {
 	if r, ok := w.deque.Pop(); ok { // Pop skips the fence on an empty deque
 		return work{ref: r}, true
 	}
 	if r, ok := w.steal(); ok {
 		return work{ref: r}, true
+	}
+	if w.batchable() {
+		return w.takeBatch()
 	}
 	if j, enq, ok := w.pool.inj.pop(); ok {
 		return work{ref: taskRef, task: j, enq: enq}, true

@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSpawnSlotsRemoteFree has one owner allocate slots and hand most of
+// TestRefSlotsRemoteFree has one owner allocate slots and hand most of
 // them to other goroutines, which take them as thieves do (freed on
 // remote), while the owner takes the rest itself: a slot is never handed out
 // while it is held, the owner reuses remotely freed slots (the Swap path
 // ran), and at the end every created slot is free exactly once.
-func TestSpawnSlotsRemoteFree(t *testing.T) {
-	var s spawnSlots
+func TestRefSlotsRemoteFree(t *testing.T) {
+	var s refSlots[spawnJob]
 	const thieves = 4
 	iters := 200000
 	if testing.Short() {
@@ -33,9 +33,9 @@ func TestSpawnSlotsRemoteFree(t *testing.T) {
 			defer wg.Done()
 			for i := range refs {
 				held[i].Unlock()
-				gst, gfn := s.take(i, false)
-				if gst != st || gfn == nil {
-					t.Errorf("slot %d: took (%p, nil=%v), want the stored task", i, gst, gfn == nil)
+				j := s.take(i, false)
+				if j.st != st || j.fn == nil {
+					t.Errorf("slot %d: took (%p, nil=%v), want the stored task", i, j.st, j.fn == nil)
 				}
 			}
 		}()
@@ -44,12 +44,10 @@ func TestSpawnSlotsRemoteFree(t *testing.T) {
 		i := s.alloc()
 		require.Less(t, i, uint32(len(held)), "slot number")
 		require.True(t, held[i].TryLock(), "slot %d handed out while held", i)
-		sl := s.slot(i)
-		sl.st, sl.fn = st, fn
+		s.slot(i).val = spawnJob{st, fn}
 		if n%4 == 0 {
 			held[i].Unlock()
-			gst, _ := s.take(i, true)
-			require.Same(t, st, gst)
+			require.Same(t, st, s.take(i, true).st)
 			continue
 		}
 		refs <- i
@@ -67,16 +65,16 @@ func TestSpawnSlotsRemoteFree(t *testing.T) {
 		for ; top != 0; top = s.slot(top - 1).next {
 			require.False(t, free[top-1], "slot %d twice on the free lists", top-1)
 			free[top-1] = true
-			require.Nil(t, s.slot(top-1).st, "a free slot keeps its task")
+			require.Nil(t, s.slot(top-1).val.st, "a free slot keeps its task")
 		}
 	}
 	require.Len(t, free, created, "free slots")
 }
 
-// TestSpawnSlotsOwnerOnly allocates and frees on the owner's path only: a
+// TestRefSlotsOwnerOnly allocates and frees on the owner's path only: a
 // LIFO free list that never grows past the first chunk.
-func TestSpawnSlotsOwnerOnly(t *testing.T) {
-	var s spawnSlots
+func TestRefSlotsOwnerOnly(t *testing.T) {
+	var s refSlots[spawnJob]
 	var out []uint32
 	for range 3 {
 		for range chunkBase {
@@ -91,13 +89,22 @@ func TestSpawnSlotsOwnerOnly(t *testing.T) {
 	require.Zero(t, s.remote.Load(), "nothing freed remotely")
 }
 
-// TestSpawnSlotsLayout checks that remote, which other workers write on
+// TestRefSlotsLayout checks that remote, which other workers write on
 // every remote free, shares no cache line with the owner's fields before it
 // nor with what follows the slots in the Worker.
-func TestSpawnSlotsLayout(t *testing.T) {
-	var s spawnSlots
+func TestRefSlotsLayout(t *testing.T) {
+	var s refSlots[spawnJob]
 	line := uintptr(atomics.CacheLineSize)
 	lastOwner := unsafe.Offsetof(s.chunks) + unsafe.Sizeof(s.chunks)
 	assert.GreaterOrEqual(t, unsafe.Offsetof(s.remote)-lastOwner, line, "remote is within a line of the owner's fields")
 	assert.GreaterOrEqual(t, unsafe.Sizeof(s)-unsafe.Offsetof(s.remote)-unsafe.Sizeof(s.remote), line, "remote is within a line of what follows")
+}
+
+// TestRefSlotSizes pins the slot sizes: a spawn's slot is three words (its
+// scope, its function, the free-list link), and the batches' slots, which
+// hold a submitted task and its submit time, do not make it larger.
+func TestRefSlotSizes(t *testing.T) {
+	word := unsafe.Sizeof(uintptr(0))
+	assert.EqualValues(t, 3*word, unsafe.Sizeof(refSlot[spawnJob]{}), "a spawn's slot")
+	assert.LessOrEqual(t, unsafe.Sizeof(refSlot[injTask]{}), 4*word+8, "a batched task's slot")
 }

@@ -6,16 +6,19 @@ import (
 	"github.com/blitz-go/blitz/atomics"
 )
 
-// spawnSlots holds the tasks one worker spawned (Scope.Spawn) while their
-// refs sit in a deque. A deque carries integers only, so a task is parked in
-// a slot of its spawner and the deque carries spawnRef(spawner, slot); any
-// worker that wins the ref (a pop or a steal) takes the task out of the slot
-// and frees it (Worker.execute).
+// refSlots holds jobs that one worker parked while their refs sit in a
+// deque: the tasks it spawned (Scope.Spawn, a refSlots[spawnJob]) and the
+// submitted tasks it took from the injector in a batch (batch.go, a
+// refSlots[injTask]). A deque carries integers only, so a job is parked in a
+// slot of its worker and the deque carries a ref naming the worker and the
+// slot (spawnRef, batchRef); any worker that wins the ref (a pop or a steal)
+// takes the job out of the slot and frees it (Worker.execute). Each kind has
+// slots of its own size: a spawn's slot stays 24 bytes.
 //
 // Every worker has its own slots, so a spawn touches no word shared by the
 // whole pool:
 //
-//   - alloc (the owner, from Scope.Spawn) pops the owner's private free
+//   - alloc (the owner, from Scope.Spawn or takeBatch) pops its private free
 //     list: plain loads and stores. When it is empty, the owner takes every
 //     slot that other workers freed meanwhile with one Swap of remote, and
 //     only when that is empty too creates a new chunk.
@@ -32,20 +35,20 @@ import (
 // BenchmarkScopeSpawn (scope_bench_test.go) measures a spawn; its figures
 // against the former pool-wide free list are in
 // bench/results/scope-spawn-amd64.txt.
-type spawnSlots struct {
+type refSlots[T any] struct {
 	// free is the slot number + 1 of the first slot of the owner's free
-	// list (0: empty), linked through spawnSlot.next. n is the number of
+	// list (0: empty), linked through refSlot.next. n is the number of
 	// chunks created. Both owner-only.
 	free uint32
 	n    int
 	// chunks are written by the owner (grow) and loaded by any worker
 	// resolving a ref (slot).
-	chunks [maxChunks]atomic.Pointer[[]spawnSlot]
+	chunks [maxChunks]atomic.Pointer[[]refSlot[T]]
 
 	_ atomics.Pad
 
 	// remote is the slot number + 1 of the first slot freed by another
-	// worker (0: none), linked through spawnSlot.next: pushed with CAS by
+	// worker (0: none), linked through refSlot.next: pushed with CAS by
 	// those workers (freeRemote), taken whole with Swap by the owner
 	// (alloc). Alone on its line: thieves write it, the owner rarely
 	// reads it.
@@ -54,27 +57,32 @@ type spawnSlots struct {
 	_ atomics.Pad
 }
 
-// spawnSlot is one parked task.
-type spawnSlot struct {
-	// st and fn are written by the owner (Scope.Spawn) before it pushes
-	// the ref, whose publication orders them; read and cleared by the
-	// worker that won the ref (take), before it frees the slot.
-	st *scopeState
-	fn func(*Worker, *Scope)
+// refSlot is one parked job.
+type refSlot[T any] struct {
+	// val is written by the owner (Scope.Spawn, Worker.takeBatch) before
+	// it pushes the ref, whose publication orders it; read and cleared by
+	// the worker that won the ref (take), before it frees the slot.
+	val T
 	// next is the free-list link (slot number + 1): written by whoever
 	// frees the slot, before the free publishes it (the owner's own list,
 	// or remote's CAS), and read by the owner after it took it back.
 	next uint32
 }
 
+// spawnJob is a task parked by Scope.Spawn: its scope and function.
+type spawnJob struct {
+	st *scopeState
+	fn func(*Worker, *Scope)
+}
+
 // slot returns slot i; any worker holding a ref to it may call it.
-func (s *spawnSlots) slot(i uint32) *spawnSlot {
+func (s *refSlots[T]) slot(i uint32) *refSlot[T] {
 	k, off := chunkOf(i)
 	return &(*s.chunks[k].Load())[off]
 }
 
 // alloc takes a free slot. Owner only.
-func (s *spawnSlots) alloc() uint32 {
+func (s *refSlots[T]) alloc() uint32 {
 	if s.free == 0 {
 		s.free = s.remote.Swap(0)
 		if s.free == 0 {
@@ -86,25 +94,26 @@ func (s *spawnSlots) alloc() uint32 {
 	return i
 }
 
-// take empties slot i, frees it and returns its task; the caller won the
+// take empties slot i, frees it and returns its job; the caller won the
 // slot's ref. byOwner says that the caller is the owner, which frees the
 // slot on its private list; any other worker frees it on remote.
-func (s *spawnSlots) take(i uint32, byOwner bool) (st *scopeState, fn func(*Worker, *Scope)) {
+func (s *refSlots[T]) take(i uint32, byOwner bool) T {
 	sl := s.slot(i)
-	st, fn = sl.st, sl.fn
-	sl.st, sl.fn = nil, nil
+	v := sl.val
+	var zero T
+	sl.val = zero
 	if byOwner {
 		sl.next = s.free
 		s.free = i + 1
 	} else {
 		s.freeRemote(sl, i)
 	}
-	return st, fn
+	return v
 }
 
 // freeRemote pushes slot i (sl) on remote: a worker other than the owner
 // frees it.
-func (s *spawnSlots) freeRemote(sl *spawnSlot, i uint32) {
+func (s *refSlots[T]) freeRemote(sl *refSlot[T], i uint32) {
 	for {
 		h := s.remote.Load()
 		sl.next = h
@@ -116,8 +125,8 @@ func (s *spawnSlots) freeRemote(sl *spawnSlot, i uint32) {
 
 // release drops every chunk, once no worker goroutine of the pool can
 // resolve a ref any more (Pool.release). The slots are free then: every
-// spawned task ran before the pool drained.
-func (s *spawnSlots) release() {
+// parked job ran before the pool drained.
+func (s *refSlots[T]) release() {
 	for k := range s.chunks {
 		s.chunks[k].Store(nil)
 	}
@@ -127,12 +136,14 @@ func (s *spawnSlots) release() {
 
 // grow creates the next chunk and makes its slots the free list. Owner
 // only, with the free list empty.
-func (s *spawnSlots) grow() {
+func (s *refSlots[T]) grow() {
 	if s.n == maxChunks {
+		// Only spawns get here: a worker parks at most injBatchMax
+		// tasks of a batch at a time.
 		panic("blitz: Scope.Spawn: too many pending spawned tasks on one worker")
 	}
 	k := s.n
-	c := make([]spawnSlot, chunkLen(k))
+	c := make([]refSlot[T], chunkLen(k))
 	base := uint32(chunkBase * (1<<k - 1))
 	for i := range c[:len(c)-1] {
 		c[i].next = base + uint32(i) + 2 // slot number + 1 of the next one
