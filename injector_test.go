@@ -385,7 +385,7 @@ func TestInjectorCloseStorm(t *testing.T) {
 				<-start
 				for i := 0; i < 5000; i++ {
 					wasClosed := closed.Load()
-					switch testPush(&q, seqJob{p<<32 | i}) {
+					switch testPush(&q, seqJob{p*5000 + i}) {
 					case claimClosed:
 						refusedAfter.Add(1)
 						return
