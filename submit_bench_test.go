@@ -2,9 +2,11 @@ package blitz
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // BenchmarkSubmitPhases splits the cost of a submitted task into its two
@@ -258,11 +260,19 @@ func BenchmarkSubmitWorkers(b *testing.B) {
 // pool of GOMAXPROCS workers and waits for the result, against the bare
 // hand-off a handler could write instead, a new goroutine that answers on
 // a channel (api=go-chan). pool=aged is a pool that ran other work first
-// (ageServer).
+// (ageServer); pool=fixed is made WithWorkers(GOMAXPROCS), so it does not
+// follow GOMAXPROCS and arms no timer while it works. A pending timer makes
+// every scheduling round on its P read the clock (the runtime checks its
+// timers), so api=go-chan/timer=pending measures the bare hand-off with one
+// pending timer in the process, as a working following pool has.
 func BenchmarkRoundTrip(b *testing.B) {
-	for _, pool := range []string{"fresh", "aged"} {
+	for _, pool := range []string{"fresh", "aged", "fixed"} {
 		b.Run("api=do/pool="+pool, func(b *testing.B) {
-			p, err := New()
+			var opts []Option
+			if pool == "fixed" {
+				opts = append(opts, WithWorkers(runtime.GOMAXPROCS(0)))
+			}
+			p, err := New(opts...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -280,16 +290,22 @@ func BenchmarkRoundTrip(b *testing.B) {
 			})
 		})
 	}
-	b.Run("api=go-chan", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			done := make(chan int)
-			for pb.Next() {
-				go func() { done <- 1 }()
-				<-done
+	for _, timer := range []string{"none", "pending"} {
+		b.Run("api=go-chan/timer="+timer, func(b *testing.B) {
+			if timer == "pending" {
+				t := time.AfterFunc(time.Hour, func() {})
+				defer t.Stop()
 			}
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				done := make(chan int)
+				for pb.Next() {
+					go func() { done <- 1 }()
+					<-done
+				}
+			})
 		})
-	})
+	}
 }
 
 // ageServer runs on p what a server's pool has run before a measurement:
