@@ -8,8 +8,9 @@ package blitz
 // also read. So an idle worker of a pool of several takes a batch instead,
 // as Go's scheduler takes up to a share of the global run queue into a P's
 // local queue and crossbeam's Injector::steal_batch_and_pop does: one CAS
-// of head moves up to the queue's length over the number of workers, plus
-// one, and at most injBatchMax, from the injector to the worker. It runs the
+// of head moves up to the queue's length over the number of active workers
+// (Resize), plus one, and at most injBatchMax, from the injector to the
+// worker. It runs the
 // oldest at once and parks the others in slots of its own (w.batches,
 // refslots.go), their refs (kindBatch) pushed on its deque, newest first,
 // so that its own pops start them in submission order. From there they are
@@ -67,7 +68,7 @@ func (w *Worker) batchable() bool {
 func (w *Worker) takeBatch() (work, bool) {
 	p := w.pool
 	buf := &w.batch
-	n := p.inj.popBatch(buf[:], uint64(len(p.workerList())))
+	n := p.inj.popBatch(buf[:], uint64(max(p.size.Load(), 1)))
 	if n == 0 {
 		return work{}, false
 	}
