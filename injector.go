@@ -261,25 +261,22 @@ func (q *injector) pop() (j task, enq int64, ok bool) {
 	for {
 		r := q.headRing.Load()
 		h := r.head.Load()
-		s := r.slot(h)
-		seq := atomic.LoadUint64(&s.seq) // partner: publish's release store
+		seq := atomic.LoadUint64(&r.slot(h).seq) // partner: publish's release store
 		if seq == h+1 {
 			if !r.head.CompareAndSwap(h, h+1) {
 				continue // another worker took h
 			}
 			// Position h is ours alone until the store below frees the
-			// slot; clear it so the collector can free the task.
+			// slot; clear it so the collector can free the task. (Written
+			// out here and in popBatch: a shared helper is past the
+			// inliner's budget and cost this path 2 ns a task.)
+			s := r.slot(h)
 			j, enq = s.job, s.enq
 			s.job = nil
 			// Partner: the producer's acquire load of seq in claimIf,
 			// which must not reuse the slot before the reads above.
 			atomics.StoreRelease64(&s.seq, h+uint64(len(r.slots)))
-			if q.capacity != 0 && q.room.n.Load() != 0 {
-				// The head CAS (sequentially consistent) precedes this
-				// load; a waiter registers (n.Add) before re-checking for
-				// room. One of the two sees the other (roomWaiters).
-				q.room.wakeOne()
-			}
+			q.tookTasks(1)
 			return j, enq, true
 		}
 		if seq > h+1 {
@@ -288,6 +285,19 @@ func (q *injector) pop() (j task, enq int64, ok bool) {
 		// Nothing written at h: empty, unless the ring is sealed there.
 		if !q.moveHead(r, h) {
 			return nil, 0, false
+		}
+	}
+}
+
+// tookTasks wakes a producer waiting for room in a bounded queue for each of
+// the n tasks a consumer just took.
+func (q *injector) tookTasks(n uint64) {
+	if q.capacity != 0 && q.room.n.Load() != 0 {
+		// The head CAS (sequentially consistent) precedes this load; a
+		// waiter registers (n.Add) before re-checking for room. One of
+		// the two sees the other (roomWaiters).
+		for range n {
+			q.room.wakeOne()
 		}
 	}
 }
@@ -315,7 +325,6 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 			return 0
 		}
 		n, want := uint64(1), uint64(1)
-		size := uint64(len(r.slots))
 		if atomic.LoadUint64(&r.slot(h+1).seq) == h+2 {
 			// More than one task is there: size the batch by the
 			// length. tail is read after head, so t-h overstates the
@@ -325,7 +334,7 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 			if t := q.accepted(); t > h {
 				want = (t-h)/share + 1
 			}
-			want = min(want, uint64(len(out)), size)
+			want = min(want, uint64(len(out)), uint64(len(r.slots)))
 			for n < want && atomic.LoadUint64(&r.slot(h+n).seq) == h+n+1 {
 				n++
 			}
@@ -333,17 +342,16 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 		if !r.head.CompareAndSwap(h, h+n) {
 			continue
 		}
+		// Positions h..h+n-1 are ours alone until the stores below free
+		// their slots, as in pop.
 		for i := range n {
 			s := r.slot(h + i)
 			out[i] = injTask{job: s.job, enq: s.enq}
 			s.job = nil
-			atomics.StoreRelease64(&s.seq, h+i+size) // partner: claimIf's acquire load
+			// Partner: claimIf's acquire load of seq.
+			atomics.StoreRelease64(&s.seq, h+i+uint64(len(r.slots)))
 		}
-		if q.capacity != 0 && q.room.n.Load() != 0 {
-			for range n {
-				q.room.wakeOne()
-			}
-		}
+		q.tookTasks(n)
 		return int(n)
 	}
 }
@@ -374,8 +382,9 @@ func (q *injector) moveHead(r *injRing, h uint64) bool {
 }
 
 // release drops the rings of a closed and drained queue (Pool.release): no
-// consumer pops any more, and no claim gets past the closed tail. The tail
-// ring stays, for the counts and the refusals; its slots go.
+// consumer pops any more, and no claim gets past the closed tail. Both ends
+// then point at a copy of the last ring's positions without slots, which
+// answers the counts and refuses claims.
 func (q *injector) release() {
 	r := q.tailRing.Load()
 	for r.tail.Load()&sealedBit != 0 && r.next.Load() != nil {

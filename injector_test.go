@@ -360,15 +360,19 @@ func TestRoomWaitersHandOffOnCancel(t *testing.T) {
 // TestInjectorCloseStorm closes a queue of tiny rings while producers seal
 // and link them and consumers drain them: the count close returns is
 // exactly the number of tasks taken, each once, and every claim after it
-// is refused. Each producer claims at most 5,000; the test asserts that
-// the close came while some were still claiming in at least one round.
+// is refused. Each producer claims at most 5,000, yielding every 64 claims
+// so that the closer runs even at GOMAXPROCS 1; the rounds go on until the
+// close came while some were still claiming (at most 20 times as many).
 func TestInjectorCloseStorm(t *testing.T) {
 	rounds := 50
 	if testing.Short() {
 		rounds = 10
 	}
 	closedEarly := 0 // rounds where close came while a producer was still claiming
-	for range rounds {
+	for round := 0; round < rounds || closedEarly == 0; round++ {
+		if round == 20*rounds {
+			t.Fatalf("in %d rounds the close never came while producers were claiming", round)
+		}
 		var q injector
 		q.initSizes(0, 2, 8)
 		const producers, consumers = 3, 2
@@ -384,6 +388,9 @@ func TestInjectorCloseStorm(t *testing.T) {
 				defer prodWG.Done()
 				<-start
 				for i := 0; i < 5000; i++ {
+					if i%64 == 63 {
+						runtime.Gosched() // let the closer in at GOMAXPROCS 1
+					}
 					wasClosed := closed.Load()
 					switch testPush(&q, seqJob{p*5000 + i}) {
 					case claimClosed:
@@ -436,8 +443,5 @@ func TestInjectorCloseStorm(t *testing.T) {
 		if refusedAfter.Load() > 0 {
 			closedEarly++
 		}
-	}
-	if closedEarly == 0 {
-		t.Errorf("in %d rounds the close never came while producers were claiming", rounds)
 	}
 }

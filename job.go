@@ -60,8 +60,9 @@ import (
 // sleep.MaxWorkers (< 1<<16); a join depth is bounded by the goroutine stack
 // (Go's 1 GB maximum stack holds far fewer than 1<<32 nested joins, each
 // needing a few stack frames); a worker's spawn slots are bounded by memory
-// (a slot is at most 40 bytes, 1<<32 of them would be 160 GiB) and refSlots.grow
-// panics before the index could wrap.
+// (a slot is 24 bytes, 1<<32 of them would be 96 GiB) and refSlots.grow
+// panics before the index could wrap; its batch slots hold little more
+// than one batch (a worker takes one only with an empty deque).
 type jobRef uint64
 
 const (
