@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blitz-go/blitz/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,6 +16,7 @@ import (
 // stack (expvar imports net/http and registers /debug/vars in every program
 // that links it; Pool.Expvar satisfies expvar.Var without importing it).
 func TestImportGraph(t *testing.T) {
+	testkit.SkipIfEmulated(t)
 	gotool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to list the import graph with")

@@ -7,12 +7,14 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/blitz-go/blitz/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
 // TestReadmeBlocksCompile pins the README's Go blocks: each is a complete
 // program that compiles (and passes go vet) as shown, against this checkout.
 func TestReadmeBlocksCompile(t *testing.T) {
+	testkit.SkipIfEmulated(t)
 	gotool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the README's blocks with")

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/blitz-go/blitz/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -1006,6 +1007,7 @@ func TestGoPanicCrashes(t *testing.T) {
 		p.Go(func(*Worker) { crashingTask() })
 		select {} // the crash ends the process
 	}
+	testkit.SkipIfEmulated(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestGoPanicCrashes$")
 	cmd.Env = append(os.Environ(), "BLITZ_CRASH_CHILD=1")
 	out, err := cmd.CombinedOutput()

@@ -82,12 +82,32 @@ func ExitsGoroutine(t testing.TB, f func()) bool {
 	return !returned
 }
 
+// EmulatedEnv names the variable that says the tests run under user-mode
+// emulation (CI sets it for go test -exec qemu-aarch64). There, a process
+// that starts another one can hang: qemu-user forks its whole multi-threaded
+// emulator, and a child that inherits a lock another thread held never
+// reaches exec, while the parent waits for it in os.StartProcess.
+const EmulatedEnv = "BLITZ_TEST_EMULATED"
+
+// SkipIfEmulated skips t when EmulatedEnv is set. Every test that starts a
+// process (the test binary again, the go command) calls it first: what those
+// tests check does not depend on the architecture, and the native runs cover
+// it.
+func SkipIfEmulated(t testing.TB) {
+	t.Helper()
+	if os.Getenv(EmulatedEnv) != "" {
+		t.Skipf("starts a process, which can hang under user-mode emulation (%s is set)", EmulatedEnv)
+	}
+}
+
 // RunChild runs the test binary again with -test.run=^name$ and env added,
 // for the tests that need a fresh process (the default pool, GODEBUG). It
-// skips the test where the binary cannot run itself: under user-mode
-// emulation (go test -exec qemu-aarch64) exec finds a foreign binary.
+// skips the test under emulation (SkipIfEmulated), and where the binary
+// cannot run itself: without a binfmt handler, exec of the test binary under
+// qemu-aarch64 finds a foreign binary.
 func RunChild(t testing.TB, name string, env ...string) string {
 	t.Helper()
+	SkipIfEmulated(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
