@@ -29,19 +29,23 @@
 // Get loads the table, hashes its ID to a bucket and compares the eight keys:
 // no lock, no atomic read-modify-write, one or two cache lines that only Set
 // and Clear write (rarely: when a goroutine starts or stops serving a pool).
-// Set and Clear take a mutex; a Set that finds its bucket full doubles the
-// table and publishes the copy.
+// Set and Clear take their bucket's mutex; a Set that finds its bucket full
+// doubles the table, holding every bucket's mutex while it copies, and
+// publishes the copy.
 //
 // Why Get is exact, for a goroutine G whose identity is I:
 //
 //  1. If G called Set and not yet Clear, Get finds G's value. G's Set
 //     happened before G's Get (program order). Set wrote the key into the
-//     table that was current then, and every later table is a copy made
-//     under the mutex that includes it; older tables are never written
-//     after they are replaced, so whichever table G loads holds its entry.
+//     table that was current then (under its bucket's mutex, after checking
+//     that the table was still current), and every later table is a copy
+//     made under every bucket mutex of the one it replaces, so it includes
+//     the entry; older tables are never written after they are replaced,
+//     so whichever table G loads holds its entry.
 //  2. Otherwise Get finds nothing. A key I in a table was written by a
-//     goroutine that had identity I: G itself (but G cleared it, under the
-//     mutex, in the current table, and G's Clear happened before G's Get) or
+//     goroutine that had identity I: G itself (but G cleared it, under its
+//     bucket's mutex, in the current table, and G's Clear happened before
+//     G's Get) or
 //     an earlier goroutine H that exited before the runtime gave I to G.
 //     Every goroutine clears its entry before it exits (the pool does this
 //     in a deferred call, which runs on Goexit too), so H's Clear happened

@@ -18,10 +18,11 @@ const slotsPerBucket = 8
 // ready to use. See the package documentation for why Get is exact.
 type Table[V any] struct {
 	// cur is the current table: loaded by Get (sequentially consistent),
-	// replaced only by Set under mu when a bucket is full. A replaced table
-	// is never written again.
+	// replaced only by grow, under mu and every bucket lock of the table
+	// it replaces, when a bucket is full. A replaced table is never
+	// written again.
 	cur atomic.Pointer[table[V]]
-	mu  sync.Mutex // serialises Set and Clear
+	mu  sync.Mutex // serialises making the first table and growing
 }
 
 type table[V any] struct {
@@ -32,12 +33,15 @@ type table[V any] struct {
 // bucket is eight slots. keys[i] is 0 for a free slot, and bit i of used
 // is set while slot i holds a key, so that a Get whose bucket is empty (the
 // usual case for a goroutine that has no entry) loads one word. A slot is
-// written by Set and Clear under the Table's mutex: Set stores the value,
+// written by Set and Clear under the bucket's mutex: Set stores the value,
 // the key, then the used bit; Clear clears the bit, then the key and the
 // value. A Get only ever finds its own goroutine's key, which that goroutine
 // wrote itself, so it finds the value that goes with it. Loaded by Get with
-// sync/atomic.
+// sync/atomic. One mutex per bucket, not one per Table: goroutines that
+// Set and Clear at once (callers that borrow workers, borrow.go in the
+// root package, on every call) meet only when they hash to one bucket.
 type bucket[V any] struct {
+	mu   sync.Mutex
 	used atomic.Uint32
 	keys [slotsPerBucket]atomic.Uintptr
 	vals [slotsPerBucket]atomic.Pointer[V]
@@ -78,40 +82,93 @@ func (tb *Table[V]) Set(v *V) {
 		panic("goroutine: Table.Set: nil value")
 	}
 	id := Self()
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	t := tb.cur.Load()
-	if t == nil {
-		t = newTable[V](initialBuckets)
-		tb.cur.Store(t)
-	}
-	for !t.put(id, v) {
-		t = t.grown()
-		tb.cur.Store(t)
+	for {
+		t := tb.cur.Load()
+		if t == nil {
+			tb.first()
+			continue
+		}
+		b, ok := tb.lock(t, id)
+		if !ok {
+			continue // replaced meanwhile: put it in the new table
+		}
+		done := t.put(id, v)
+		b.mu.Unlock()
+		if done {
+			return
+		}
+		tb.grow(t)
 	}
 }
 
 // Clear removes the calling goroutine's value, if it has one.
 func (tb *Table[V]) Clear() {
 	id := Self()
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	t := tb.cur.Load()
-	if t == nil {
-		return
-	}
-	b := t.bucketOf(id)
-	for i := range b.keys {
-		if ID(b.keys[i].Load()) == id {
-			b.used.And(^uint32(1 << i))
-			b.keys[i].Store(0)
-			b.vals[i].Store(nil)
+	for {
+		t := tb.cur.Load()
+		if t == nil {
 			return
 		}
+		b, ok := tb.lock(t, id)
+		if !ok {
+			continue
+		}
+		for i := range b.keys {
+			if ID(b.keys[i].Load()) == id {
+				b.used.And(^uint32(1 << i))
+				b.keys[i].Store(0)
+				b.vals[i].Store(nil)
+				break
+			}
+		}
+		b.mu.Unlock()
+		return
 	}
 }
 
-// Len returns the number of goroutines that have a value.
+// lock locks id's bucket of t and reports true if t is still the current
+// table; otherwise it unlocks it and reports false. A grower holds every
+// bucket lock of t from before it copies t until after it replaced it, so
+// a bucket locked in the current table is copied, if ever, after the
+// writes made under this lock.
+func (tb *Table[V]) lock(t *table[V], id ID) (*bucket[V], bool) {
+	b := t.bucketOf(id)
+	b.mu.Lock()
+	if tb.cur.Load() != t {
+		b.mu.Unlock()
+		return nil, false
+	}
+	return b, true
+}
+
+// first makes the first table, unless another goroutine did.
+func (tb *Table[V]) first() {
+	tb.mu.Lock()
+	if tb.cur.Load() == nil {
+		tb.cur.Store(newTable[V](initialBuckets))
+	}
+	tb.mu.Unlock()
+}
+
+// grow replaces t, one of whose buckets is full, by a larger copy, unless
+// another goroutine replaced it already.
+func (tb *Table[V]) grow(t *table[V]) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if tb.cur.Load() != t {
+		return
+	}
+	for i := range t.buckets {
+		t.buckets[i].mu.Lock()
+	}
+	tb.cur.Store(t.grown())
+	for i := range t.buckets {
+		t.buckets[i].mu.Unlock()
+	}
+}
+
+// Len returns the number of goroutines that have a value (exact when no
+// Set or Clear runs meanwhile).
 func (tb *Table[V]) Len() int {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
@@ -135,7 +192,7 @@ func newTable[V any](buckets int) *table[V] {
 }
 
 // put stores id's value in t, and reports false if id's bucket is full.
-// The Table's mutex is held.
+// The bucket's mutex is held.
 func (t *table[V]) put(id ID, v *V) bool {
 	b := t.bucketOf(id)
 	free := -1
@@ -160,7 +217,8 @@ func (t *table[V]) put(id ID, v *V) bool {
 }
 
 // grown returns a copy of t with twice the buckets (more if a bucket of the
-// copy overflows). The Table's mutex is held; t is not changed.
+// copy overflows). Every bucket lock of t is held; t is not changed. The
+// copy's buckets are unlocked: nobody has it yet.
 func (t *table[V]) grown() *table[V] {
 	for n := 2 * len(t.buckets); ; n *= 2 {
 		c := newTable[V](n)
