@@ -158,6 +158,11 @@ func (c *counters) subInactiveThread() uint32 {
 	return min(old.sleepingThreads(), 2)
 }
 
+// borrow takes one sleeping worker off the sleeping and inactive counts at
+// once (Borrow), and giveBack puts it back on both (Return).
+func (c *counters) borrow()   { c.word.Add(^(oneSleeping + oneInactive - 1)) } // Add(-(oneSleeping+oneInactive))
+func (c *counters) giveBack() { c.word.Add(oneSleeping + oneInactive) }
+
 // subSleepingThread takes one worker off the sleeping count.
 func (c *counters) subSleepingThread() { c.word.Add(^(oneSleeping - 1)) } // Add(-oneSleeping)
 

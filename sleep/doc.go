@@ -21,6 +21,8 @@
 //	                                                           reports true,
 //	                                                           NotifyWorkerLatchIsSet
 //	anyone      an isolated waiter's one source has new work   Nudge
+//	a goroutine it would hand a job to a worker and wait:      HasSleepers, Borrow,
+//	outside     run it itself as a sleeping worker instead     then Return
 //
 // # Rules
 //
@@ -42,6 +44,10 @@
 //     previous event. The latch's other transitions are Sleep's own.
 //   - A worker in IsolatedNoWork stays out of the sleeping count, so posts
 //     never wake it: only its latch's Set or a Nudge does.
+//   - A goroutine that Borrowed a worker is that worker, for every rule
+//     above, until it calls Return; it runs every job left on the worker's
+//     deque before Return. The worker's own goroutine stays parked
+//     meanwhile (borrow.go tells why nothing is slept past).
 //   - Parker.Park may return spuriously and Parker.Unpark must never block;
 //     Sleep re-checks after every return. Workers locked to OS threads
 //     should pass a Config.Yield that yields the thread (sched_yield):

@@ -258,9 +258,38 @@ type workerSleepState struct {
 	// poked says that a Poke found the worker awake: its next sleep or
 	// sleepOnLatch returns instead of parking, for the same reason as
 	// nudged. Set by Poke and cleared by sleep and sleepOnLatch, under mu.
-	poked  bool
+	poked bool
+	// returnPoke says that a Poke came while the worker was borrowed:
+	// it was meant for the worker's goroutine too, which Return wakes.
+	// Set by Poke, cleared by Return, under mu.
+	returnPoke bool
+	// borrowed says that a goroutine outside the pool runs as this worker
+	// while the worker's own goroutine stays parked (borrow.go): set by
+	// Borrow and cleared by Return, under mu. While it is set, the
+	// worker's goroutine parks again whatever isBlocked says, and
+	// isBlocked, uncounted and the parker to Unpark are the guest's.
+	borrowed bool
+	// latch is the latch the blocked sleeper sleeps on, written with
+	// isBlocked under mu: Borrow takes only a worker asleep on the latch
+	// its caller names. home is that latch, kept by Borrow for Return to
+	// probe and restore (the guest's own sleeps overwrite latch).
+	latch, home *CoreLatch
+	// parker is the worker goroutine's, immutable; guest is the one the
+	// worker's guest parks on while it is borrowed (Borrow's argument),
+	// written by Borrow under mu.
 	parker Parker
+	guest  Parker
 	_      atomics.Pad
+}
+
+// sleeper returns the Parker of whoever sleeps as this worker: the guest
+// while it is borrowed, the worker's own goroutine otherwise. Called
+// under mu.
+func (w *workerSleepState) sleeper() Parker {
+	if w.borrowed {
+		return w.guest
+	}
+	return w.parker
 }
 
 // IdleState is a worker's progress through the idle rounds, kept by the
@@ -269,6 +298,9 @@ type IdleState struct {
 	worker int    // the worker's index
 	rounds int    // idle rounds so far
 	jec    uint64 // the JEC value remembered when getting sleepy, or jecDummy
+	// quick says that the worker gets sleepy without yielding
+	// (ShortenRounds with n = 0).
+	quick bool
 }
 
 // New returns a Sleep for len(cfg.Parkers) workers. It fails if there are no
@@ -349,11 +381,14 @@ func (s *Sleep) StartLooking(worker int) IdleState {
 // ShortenRounds leaves idle at most n yielding rounds before it gets
 // sleepy, for a worker whose next job is unlikely to come soon from another
 // worker: it parks after about n searches instead of the configured count.
-// It never lengthens the rounds, and changes nothing once the worker is
-// sleepy. Only the worker that owns idle may call it.
+// With n = 0 it does not yield at all: its next NoWorkFound announces it
+// sleepy, and the one after it, if the search in between found nothing,
+// puts it to sleep. It never lengthens the rounds, and changes nothing once
+// the worker is sleepy. Only the worker that owns idle may call it.
 func (s *Sleep) ShortenRounds(idle *IdleState, n int) {
 	if r := s.roundsUntilSleepy - n; idle.rounds < r {
 		idle.rounds = r
+		idle.quick = n <= 0
 	}
 }
 
@@ -382,7 +417,9 @@ func (s *Sleep) NoWorkFound(idle *IdleState, latch *CoreLatch, hasInjectedJobs f
 	case idle.rounds == s.roundsUntilSleepy:
 		idle.jec = s.announceSleepy()
 		idle.rounds++
-		s.yield()
+		if !idle.quick {
+			s.yield()
+		}
 	default:
 		s.sleep(idle, latch, hasInjectedJobs)
 	}
@@ -393,6 +430,7 @@ func (s *Sleep) NoWorkFound(idle *IdleState, latch *CoreLatch, hasInjectedJobs f
 func (idle *IdleState) wakeFully() {
 	idle.rounds = 0
 	idle.jec = jecDummy
+	idle.quick = false
 }
 
 // wakePartly returns to just before getting sleepy, after the worker saw the
@@ -400,6 +438,7 @@ func (idle *IdleState) wakeFully() {
 func (s *Sleep) wakePartly(idle *IdleState) {
 	idle.rounds = s.roundsUntilSleepy
 	idle.jec = jecDummy
+	idle.quick = false
 }
 
 // announceSleepy is step S2 of falling asleep (above): turn the JEC from odd
@@ -466,9 +505,10 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 		w.mu.Unlock()
 	} else {
 		// S8: commit, then park until a waker clears isBlocked.
-		w.isBlocked = true
+		w.isBlocked, w.latch = true, latch
+		pk, guest := w.sleeper(), w.borrowed
 		w.mu.Unlock()
-		w.park()
+		w.park(pk, guest)
 	}
 	idle.wakeFully()
 	latch.wakeUp()
@@ -506,8 +546,9 @@ func (s *Sleep) Nudge(worker int) {
 		return
 	}
 	w.isBlocked, w.uncounted = false, false
+	pk := w.sleeper()
 	w.mu.Unlock()
-	w.parker.Unpark() // outside mu, as in wakeSpecificThread
+	pk.Unpark() // outside mu, as in wakeSpecificThread
 }
 
 // Poke wakes worker wherever it sleeps, in the counters or on its latch
@@ -522,13 +563,27 @@ func (s *Sleep) Nudge(worker int) {
 func (s *Sleep) Poke(worker int) {
 	w := s.state(worker)
 	w.mu.Lock()
+	if w.borrowed {
+		// For the worker's own goroutine, parked meanwhile: Return
+		// wakes it. The guest is poked below like any worker.
+		w.returnPoke = true
+	}
 	if !w.isBlocked {
 		w.poked = true
 		w.mu.Unlock()
 		return
 	}
+	// Wake it in the same critical section: a Borrow between a check and
+	// a later wake would take the worker and leave the Poke to nobody.
+	w.isBlocked = false
+	if w.uncounted {
+		w.uncounted = false
+	} else {
+		s.counters.subSleepingThread()
+	}
+	pk := w.sleeper()
 	w.mu.Unlock()
-	s.wakeSpecificThread(worker, true)
+	pk.Unpark()
 }
 
 // IsolatedNoWork is NoWorkFound for a worker in an isolated wait: one that
@@ -579,20 +634,22 @@ func (s *Sleep) sleepOnLatch(worker int, latch *CoreLatch) {
 		latch.wakeUp()
 		return
 	}
-	w.isBlocked = true
-	w.uncounted = true
+	w.isBlocked, w.uncounted, w.latch = true, true, latch
+	pk, guest := w.sleeper(), w.borrowed
 	w.mu.Unlock()
-	w.park()
+	w.park(pk, guest)
 	latch.wakeUp()
 }
 
-// park parks the worker until a waker has cleared isBlocked (step S8): a
-// return from Park with isBlocked still set is spurious, and it parks again.
-func (w *workerSleepState) park() {
+// park parks the sleeper on pk until a waker has cleared isBlocked (step
+// S8): a return from Park with isBlocked still set is spurious, and it
+// parks again. guest says whether the sleeper is a borrowed worker's guest;
+// the worker's own goroutine also parks again while it is borrowed.
+func (w *workerSleepState) park(pk Parker, guest bool) {
 	for {
-		w.parker.Park()
+		pk.Park()
 		w.mu.Lock()
-		blocked := w.isBlocked
+		blocked := w.isBlocked || !guest && w.borrowed
 		w.mu.Unlock()
 		if !blocked {
 			return
@@ -689,10 +746,11 @@ func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
 	} else {
 		s.counters.subSleepingThread()
 	}
+	pk := w.sleeper()
 	w.mu.Unlock()
 	// Outside mu: the worker, if it returns from Park early, re-reads
 	// isBlocked under mu and leaves; a token left over makes one of its later
 	// Parks return at once, and that loop re-checks isBlocked.
-	w.parker.Unpark()
+	pk.Unpark()
 	return true
 }

@@ -415,4 +415,21 @@ func TestShortenRounds(t *testing.T) {
 	if idle.rounds != rounds || idle.jec == jecDummy {
 		t.Fatalf("ShortenRounds on a sleepy worker: rounds %d -> %d, jec %#x", rounds, idle.rounds, idle.jec)
 	}
+
+	// n = 0: sleepy at the next NoWorkFound, with no yield at all; after a
+	// wake the rounds are the configured ones again.
+	yields = 0
+	idle = s.StartLooking(0)
+	s.ShortenRounds(&idle, 0)
+	s.NoWorkFound(&idle, &latch, func() bool { return false })
+	if yields != 0 || idle.jec == jecDummy {
+		t.Fatalf("ShortenRounds(0): %d yields, jec %#x; want sleepy with no yield", yields, idle.jec)
+	}
+	idle.wakeFully()
+	for idle.jec == jecDummy {
+		s.NoWorkFound(&idle, &latch, func() bool { return false })
+	}
+	if yields != 11 {
+		t.Fatalf("%d yields before getting sleepy after a wake, want 11", yields)
+	}
 }
