@@ -20,8 +20,8 @@ import (
 // The object's keys are the names of the Stats fields: Workers, Executed,
 // Steals, StealRetries, Injected, JoinsStolen, Sleeps, JoinSleeps, Wakes,
 // Respawns, Queued, Running, Completed, Rejected, Abandoned, Panics,
-// HandlerPanics, Placement (left out when the pool has no placement),
-// QueueWait and RunTime. Durations are integer nanoseconds, in keys ending in
+// HandlerPanics, CallerRuns, Placement (left out when the pool has no
+// placement), QueueWait and RunTime. Durations are integer nanoseconds, in keys ending in
 // Ns, as in the runtime's memstats. Each histogram is an object:
 //
 //	Count                         durations recorded
@@ -74,6 +74,7 @@ type statsJSON struct {
 	Abandoned     uint64
 	Panics        uint64
 	HandlerPanics uint64
+	CallerRuns    uint64
 	QueueWait     histogramJSON
 	RunTime       histogramJSON
 }
@@ -112,6 +113,7 @@ func newStatsJSON(st Stats) statsJSON {
 		Abandoned:     st.Abandoned,
 		Panics:        st.Panics,
 		HandlerPanics: st.HandlerPanics,
+		CallerRuns:    st.CallerRuns,
 		QueueWait:     newHistogramJSON(&st.QueueWait),
 		RunTime:       newHistogramJSON(&st.RunTime),
 	}

@@ -354,7 +354,7 @@ func (w *Worker) awaitSettled(f *frame, d uint32) {
 // job; until then there is nothing to help with.
 func (w *Worker) waitJoin(f *frame) {
 	outer := w.waitKind
-	w.waitKind = waitJoin
+	w.setWaitKind(waitJoin)
 	s := w.pool.sleep
 	rounds := 0
 	for !f.latch.Probe() {
@@ -390,5 +390,5 @@ func (w *Worker) waitJoin(f *frame) {
 		}
 		s.IsolatedNoWork(&rounds, w.index, &f.latch)
 	}
-	w.waitKind = outer
+	w.setWaitKind(outer)
 }

@@ -227,40 +227,45 @@ func TestJoinGoexit(t *testing.T) {
 		{"b/stolen", true, func() {}, runtime.Goexit},
 	}
 	for _, workers := range []int{1, 2} {
-		withPool(t, []Option{WithWorkers(workers)}, func(p *Pool) {
-			for _, c := range lazyVariants(cases, func(c *joinGoexitCase) *string { return &c.name }) {
-				if c.stolen && workers == 1 {
-					continue
-				}
-				var ranA, ranB atomic.Bool
-				exited := exitsGoroutine(t, func() {
-					Do(p, func(w *Worker) int {
-						fa := func(*Worker) { ranA.Store(true); c.fa() }
-						fb := func(*Worker) { ranB.Store(true); c.fb() }
-						atDepthOf(c.name, w, func(w *Worker) {
-							if c.stolen {
-								stolenPair(w, fa, fb)
-							} else {
-								w.Join(fa, fb)
-							}
+		// With calls on their callers (WithCallerRuns) the Goexit ends the
+		// caller's goroutine, which was running as the worker; without,
+		// a worker goroutine, which the pool replaces.
+		for _, onCaller := range []bool{true, false} {
+			withPool(t, []Option{WithWorkers(workers), WithCallerRuns(onCaller)}, func(p *Pool) {
+				for _, c := range lazyVariants(cases, func(c *joinGoexitCase) *string { return &c.name }) {
+					if c.stolen && workers == 1 {
+						continue
+					}
+					var ranA, ranB atomic.Bool
+					exited := exitsGoroutine(t, func() {
+						Do(p, func(w *Worker) int {
+							fa := func(*Worker) { ranA.Store(true); c.fa() }
+							fb := func(*Worker) { ranB.Store(true); c.fb() }
+							atDepthOf(c.name, w, func(w *Worker) {
+								if c.stolen {
+									stolenPair(w, fa, fb)
+								} else {
+									w.Join(fa, fb)
+								}
+							})
+							return 0
 						})
-						return 0
 					})
-				})
-				if !exited {
-					t.Errorf("workers=%d %s: Do returned; want the caller to Goexit", workers, c.name)
+					if !exited {
+						t.Errorf("workers=%d %s: Do returned; want the caller to Goexit", workers, c.name)
+					}
+					if !ranA.Load() || !ranB.Load() {
+						t.Errorf("workers=%d %s: ran a=%v b=%v, want both", workers, c.name, ranA.Load(), ranB.Load())
+					}
+					if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 15) }); got != seqFib(15) {
+						t.Errorf("workers=%d %s: fib after Goexit = %d", workers, c.name, got)
+					}
 				}
-				if !ranA.Load() || !ranB.Load() {
-					t.Errorf("workers=%d %s: ran a=%v b=%v, want both", workers, c.name, ranA.Load(), ranB.Load())
+				if !onCaller && p.Stats().Respawns == 0 {
+					t.Errorf("workers=%d: no worker goroutine was replaced after Goexit", workers)
 				}
-				if got := doW(t, p, func(w *Worker) int { return fibArgs(w, 15) }); got != seqFib(15) {
-					t.Errorf("workers=%d %s: fib after Goexit = %d", workers, c.name, got)
-				}
-			}
-			if p.Stats().Respawns == 0 {
-				t.Errorf("workers=%d: no worker goroutine was replaced after Goexit", workers)
-			}
-		})
+			})
+		}
 	}
 }
 

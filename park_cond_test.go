@@ -146,15 +146,11 @@ func TestPoolWithParkingCond(t *testing.T) {
 	for _, n := range testWorkerCounts {
 		withPool(t, []Option{WithParking(ParkingCond), WithWorkers(n)}, func(p *Pool) {
 			require.Equal(t, ParkingCond, p.Parking())
-			sleeps := p.Stats().Sleeps
 			require.Equal(t, seqFib(20), doW(t, p, func(w *Worker) int { return condFib(w, 20) }))
-			// The worker that ran Do parks once the work is gone; then wake
-			// the pool with new work.
-			within(t, "a worker parking", func() {
-				for p.Stats().Sleeps <= sleeps {
-					runtime.Gosched()
-				}
-			})
+			// A worker is asleep once the work is gone (parked, or given
+			// back asleep by a Do that ran on its caller); then wake the
+			// pool with new work.
+			eventually(t, "a worker asleep", p.sleep.HasSleepers)
 			var ran atomic.Int64
 			var wg sync.WaitGroup
 			for i := 0; i < 100; i++ {

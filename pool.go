@@ -116,6 +116,10 @@ type Pool struct {
 	// (Worker.tiers). Immutable after New.
 	flatSteal bool
 
+	// callerRuns says whether Run and Do from outside the pool may borrow a
+	// sleeping worker (borrow.go, WithCallerRuns). Immutable after New.
+	callerRuns bool
+
 	// lockedThreads is the number of OS threads the workers keep locked
 	// (futex parking, pinning), reserved by New and released by
 	// finishClose once every worker goroutine exited (threads.go); 0 for a
@@ -175,6 +179,7 @@ func New(opts ...Option) (*Pool, error) {
 		closed:        make(chan struct{}),
 		place:         newPoolPlacement(pl, &c.place),
 		flatSteal:     pl.tiers == nil,
+		callerRuns:    !c.noCallerRuns && !be.lockThread && be.kind != ParkingSpin && pl.cpus == nil && c.workerStart == nil && c.workerExit == nil,
 		lockedThreads: locked,
 	}
 	p.inj.init(c.capacity)
@@ -227,6 +232,9 @@ func (p *Pool) newWorker(i int) *Worker {
 	w.frames.init(i)
 	w.seenSize = int32(p.size.Load())
 	w.parker = &countingParker{Parker: p.backend.newParker(), w: w}
+	if p.callerRuns {
+		w.guest = &countingParker{Parker: p.backend.newParker(), w: w}
+	}
 	return w
 }
 
@@ -335,10 +343,11 @@ func (p *Pool) completed() uint64 {
 	return n
 }
 
-// checkDrained signals drained if every accepted task finished. Called
-// only after closing was seen true, so finalRoots is set.
+// checkDrained signals drained if every accepted task finished and no call
+// runs on its caller (borrow.go). Called only after closing was seen true,
+// so finalRoots is set.
 func (p *Pool) checkDrained() {
-	if p.completed() == p.finalRoots {
+	if p.completed() == p.finalRoots && !p.lent() {
 		p.signalDrained()
 	}
 }

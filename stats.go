@@ -37,7 +37,8 @@ type Stats struct {
 	// (a Steal that answered Retry) and found nothing.
 	StealRetries uint64
 	// Injected counts tasks accepted from outside the workers (Go, TryGo,
-	// GoContext, Run, Do, DoContext, TryDo).
+	// GoContext, Run, Do, DoContext, TryDo), but for the calls that ran on
+	// their callers (CallerRuns).
 	Injected uint64
 	// JoinsStolen counts joins whose second half was stolen, so that the
 	// joiner had to wait for a thief.
@@ -91,6 +92,12 @@ type Stats struct {
 	// Every one is also counted in Panics, as the task whose panic the
 	// handler was given.
 	HandlerPanics uint64
+	// CallerRuns counts the Run and Do calls (and data-parallel calls)
+	// from outside the pool that ran fn on the calling goroutine as a
+	// sleeping worker (WithCallerRuns). They are not in Injected nor in
+	// the counters and histograms of submitted tasks above: they never
+	// queued.
+	CallerRuns uint64
 	// QueueWait is the distribution of the time the sampled tasks waited
 	// between acceptance and start; RunTime of the time they ran. One task
 	// in WithLatencySampling's interval is sampled, so the histograms'
@@ -99,22 +106,28 @@ type Stats struct {
 	QueueWait, RunTime Histogram
 }
 
-// workerStats are one worker's counters. All but wakes are written by the
-// worker goroutine alone, with a release store of the incremented value (no
-// read-modify-write: cheap enough to leave on), and read by Pool.Stats with
-// acquire loads. wakes is incremented by whichever goroutine unparks the
-// worker, so it is an atomic add (on the wake path, which costs a syscall
-// anyway).
+// workerStats are one worker's counters. All but the parking counts are
+// written by the goroutine that runs the worker (its own, or one it is lent
+// or borrowed by: wait.go, borrow.go), with a release store of the
+// incremented value (no read-modify-write: cheap enough to leave on), and
+// read by Pool.Stats with acquire loads. wakes is incremented by whichever
+// goroutine unparks the worker, and sleeps and joinSleeps by whichever parks
+// as it (the worker's goroutine parks on while a caller that borrowed the
+// worker runs as it), so the three are atomic adds (on the parking path,
+// which costs a syscall or a trip through the scheduler anyway).
 type workerStats struct {
-	executed, steals, stealRetries, joinsStolen, sleeps, joinSleeps uint64
+	executed, steals, stealRetries, joinsStolen uint64
+	// callerRuns counts the calls run by a caller that borrowed this
+	// worker (borrow.go).
+	callerRuns uint64
 	// offered counts the lazy join halves offered on request (offer.go);
 	// read by the tests only.
 	offered uint64
 	// batched counts the submitted tasks this worker parked in its deque
 	// from batches it took from the injector (batch.go); read by the
 	// tests only.
-	batched uint64
-	wakes   atomic.Uint64
+	batched                   uint64
+	sleeps, joinSleeps, wakes atomic.Uint64
 }
 
 // bump increments an owner-written counter.
@@ -143,8 +156,9 @@ func (p *Pool) Stats() Stats {
 		st.Steals += atomics.LoadAcquire64(&s.steals)
 		st.StealRetries += atomics.LoadAcquire64(&s.stealRetries)
 		st.JoinsStolen += atomics.LoadAcquire64(&s.joinsStolen)
-		st.Sleeps += atomics.LoadAcquire64(&s.sleeps)
-		st.JoinSleeps += atomics.LoadAcquire64(&s.joinSleeps)
+		st.Sleeps += s.sleeps.Load()
+		st.JoinSleeps += s.joinSleeps.Load()
+		st.CallerRuns += atomics.LoadAcquire64(&s.callerRuns)
 		st.Wakes += s.wakes.Load()
 		w.metrics.addTo(&st)
 	}
@@ -181,11 +195,11 @@ func (p *Pool) queueStats(st *Stats) {
 	st.HandlerPanics = p.handlerPanics.Load()
 }
 
-// countingParker wraps a worker's parker to count sleeps and wakes. Park is
-// called only by the goroutine that runs the worker (from
-// sleep.NoWorkFound or sleep.IsolatedNoWork; a goroutine the worker is lent
-// to while its own waits, wait.go), so it may read the worker's owner-only
-// waitKind.
+// countingParker wraps a worker's parkers to count sleeps and wakes. Park
+// writes and reads nothing owner-only: while a caller that borrowed the
+// worker runs as it (borrow.go), the worker's own goroutine may return from
+// Park early and park again, and then counts with the kind of the
+// borrower's wait.
 type countingParker struct {
 	sleep.Parker
 	w *Worker
@@ -193,9 +207,9 @@ type countingParker struct {
 
 func (c *countingParker) Park() {
 	s := &c.w.stats
-	s.bump(&s.sleeps)
-	if c.w.waitKind == waitJoin {
-		s.bump(&s.joinSleeps)
+	s.sleeps.Add(1)
+	if waitKind(atomic.LoadUint32((*uint32)(&c.w.waitKind))) == waitJoin {
+		s.joinSleeps.Add(1)
 	}
 	c.Parker.Park()
 	c.w.pool.followWake() // a slow path: follow.go

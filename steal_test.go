@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/blitz-go/blitz/atomics"
 	"github.com/blitz-go/blitz/topology"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,7 +99,7 @@ func newPoolBytesPerWorker(t *testing.T, n int, opts []Option) float64 {
 // reads the counters Stats sums, without Stats' allocations.
 func parkedOnce(p *Pool) bool {
 	for _, w := range p.workerList() {
-		if atomics.LoadAcquire64(&w.stats.sleeps) == 0 {
+		if w.stats.sleeps.Load() == 0 {
 			return false
 		}
 	}

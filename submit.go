@@ -196,7 +196,10 @@ func crash(pe *PanicError) { panic(pe) }
 
 // Run runs fn on a worker of p and waits for it. The calling goroutine blocks
 // without burning CPU; any number of goroutines may call Run at once. With a
-// capacity and a full queue, Run first waits for room.
+// capacity and a full queue, Run first waits for room. When a worker sleeps
+// and no task is queued, the calling goroutine instead runs fn itself as
+// that worker, which saves the wake and the hand-offs (WithCallerRuns says
+// when, and how to turn it off).
 //
 // Called from a task of p, Run runs fn on the task's own worker, without
 // queueing it; called from a task of another pool, it queues fn in p and the
@@ -242,6 +245,9 @@ func Do[T any](p *Pool, fn func(w *Worker) T) T {
 func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 	if w := currentWorker(); w != nil {
 		return doFrom(w, p, fn, name)
+	}
+	if r, ok := callOnCaller(p, fn); ok {
+		return r
 	}
 	done := newDone()
 	j := &callJob[T]{fn: fn, done: done}

@@ -261,16 +261,22 @@ func BenchmarkSubmitWorkers(b *testing.B) {
 // hand-off a handler could write instead, a new goroutine that answers on
 // a channel (api=go-chan). pool=aged is a pool that ran other work first
 // (ageServer); pool=fixed is made WithWorkers(GOMAXPROCS), so it does not
-// follow GOMAXPROCS and arms no timer while it works. A pending timer makes
+// follow GOMAXPROCS and arms no timer while it works. Each call finds a
+// worker asleep and runs on its caller (WithCallerRuns); pool=handoff is
+// pool=fixed made WithCallerRuns(false), the round trip through a worker
+// goroutine that every call takes when no worker sleeps. A pending timer makes
 // every scheduling round on its P read the clock (the runtime checks its
 // timers), so api=go-chan/timer=pending measures the bare hand-off with one
 // pending timer in the process, as a working following pool has.
 func BenchmarkRoundTrip(b *testing.B) {
-	for _, pool := range []string{"fresh", "aged", "fixed"} {
+	for _, pool := range []string{"fresh", "aged", "fixed", "handoff"} {
 		b.Run("api=do/pool="+pool, func(b *testing.B) {
 			var opts []Option
-			if pool == "fixed" {
+			switch pool {
+			case "fixed":
 				opts = append(opts, WithWorkers(runtime.GOMAXPROCS(0)))
+			case "handoff":
+				opts = append(opts, WithWorkers(runtime.GOMAXPROCS(0)), WithCallerRuns(false))
 			}
 			p, err := New(opts...)
 			if err != nil {

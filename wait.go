@@ -107,7 +107,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 	if l.Probe() {
 		return
 	}
-	w.waitKind = kind
+	w.setWaitKind(kind)
 	s := w.pool.sleep
 	idle := s.StartLooking(w.index)
 	w.pool.idleCheck()
@@ -143,7 +143,11 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			}
 			idle = s.StartLooking(w.index)
 			if w.handedOff && !w.shared {
-				s.ShortenRounds(&idle, handoffRounds)
+				if w.pool.callerRuns {
+					s.ShortenRounds(&idle, 0)
+				} else {
+					s.ShortenRounds(&idle, handoffRounds)
+				}
 			}
 			w.pool.idleCheck() // after StartLooking's full barrier
 			continue
@@ -173,6 +177,14 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 // it runs as soon as the caller blocks on its result
 // (bench/results/server-handoff-amd64.txt).
 //
+// A pool whose calls may run on their callers (WithCallerRuns) shortens the
+// rounds to none: the worker gets sleepy at once, searches once more and
+// parks, without yielding, so that it is asleep before the caller runs
+// again, even on one P, and the caller's next Run or Do borrows it (borrow.go):
+// no hand-off and no wake at all. Without caller runs that would only make
+// every next call pay a wake, which a yielding worker saves at GOMAXPROCS=1
+// (bench/results/caller-runs-amd64.txt).
+//
 // Other jobs keep the full rounds: after a join half or a fire-and-forget
 // task more work tends to come from workers and producers that are still
 // running, and a yielding worker takes it without anybody paying a wake.
@@ -190,7 +202,7 @@ const handoffRounds = 1
 // workers running a task of st pushed meanwhile.
 func (w *Worker) waitScope(st *scopeState) {
 	outer := w.waitKind
-	w.waitKind = waitScope
+	w.setWaitKind(waitScope)
 	s := w.pool.sleep
 	rounds := 0
 	for !st.latch.Probe() {
@@ -209,7 +221,7 @@ func (w *Worker) waitScope(st *scopeState) {
 		}
 		s.IsolatedNoWork(&rounds, w.index, &st.latch)
 	}
-	w.waitKind = outer
+	w.setWaitKind(outer)
 }
 
 // stealInScope steals a job from a worker that runs a task of st, pushed
@@ -280,7 +292,8 @@ func (w *Worker) waitCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped boo
 	}
 	w.lent.Add(^uint32(0))
 	w.scope.Store(scope)
-	w.waitKind, w.depth = outer, d
+	w.setWaitKind(outer)
+	w.depth = d
 	return stopped
 }
 

@@ -462,7 +462,8 @@ func withYield(f func()) Option { return func(c *config) { c.yield = f } }
 
 // TestHandoffParksSoon: a worker whose last job handed its result to a
 // caller outside the pool (Run, Do, DoContext, TryDo) yields handoffRounds
-// idle rounds and one more as it gets sleepy, then parks; after a
+// idle rounds and one more as it gets sleepy, then parks (in a pool whose
+// calls may run on their callers, it yields none at all); after a
 // fire-and-forget task, or a call whose task forked, and on a backend that
 // locks workers to threads, it yields the configured rounds first. Counted
 // with a yield that counts, on every backend.
@@ -496,29 +497,37 @@ func TestHandoffParksSoon(t *testing.T) {
 		}, false},
 	}
 	for _, be := range testBackends(t) {
-		t.Run(be.kind.String(), func(t *testing.T) {
-			var yields atomic.Int64
-			yield := func() { yields.Add(1); be.yield() }
-			withPool(t, []Option{WithWorkers(1), WithParking(be.kind), WithSpinRounds(rounds), withYield(yield)}, func(p *Pool) {
-				sleeps := uint64(1)
-				parked := func() {
-					for p.Stats().Sleeps < sleeps {
-						runtime.Gosched()
+		for _, callerRuns := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%v/callerruns=%v", be.kind, callerRuns), func(t *testing.T) {
+				var yields atomic.Int64
+				yield := func() { yields.Add(1); be.yield() }
+				withPool(t, []Option{WithWorkers(1), WithParking(be.kind), WithSpinRounds(rounds), withYield(yield), WithCallerRuns(callerRuns)}, func(p *Pool) {
+					sleeps := uint64(1)
+					parked := func() {
+						for p.Stats().Sleeps < sleeps {
+							runtime.Gosched()
+						}
+						sleeps++
 					}
-					sleeps++
-				}
-				parked() // the rounds after the pool started
-				for _, c := range calls {
-					yields.Store(0)
-					c.submit(p)
-					parked()
-					want := int64(rounds + 1)
-					if c.handsOff && !be.lockThread {
-						want = handoffRounds + 1
+					parked() // the rounds after the pool started
+					for _, c := range calls {
+						if p.callerRuns && (c.name == "Do" || c.name == "Run" || c.name == "Do that forks") {
+							continue // it would run on its caller: the worker stays asleep
+						}
+						yields.Store(0)
+						c.submit(p)
+						parked()
+						want := int64(rounds + 1)
+						switch {
+						case c.handsOff && p.callerRuns:
+							want = 0
+						case c.handsOff && !be.lockThread:
+							want = handoffRounds + 1
+						}
+						require.Equal(t, want, yields.Load(), "yields after %s before parking", c.name)
 					}
-					require.Equal(t, want, yields.Load(), "yields after %s before parking", c.name)
-				}
+				})
 			})
-		})
+		}
 	}
 }

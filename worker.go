@@ -40,8 +40,10 @@ type Worker struct {
 	tiers [][]int              // steal victims, nearest tier first
 	cpu   int                  // the CPU the placement chose, -1 for none (placement.go)
 	// parker is the worker's parking primitive, handed to the sleep
-	// protocol when the worker is made (New, Resize).
-	parker sleep.Parker
+	// protocol when the worker is made (New, Resize); guest is the one a
+	// goroutine that borrowed the worker parks on (borrow.go), nil in a
+	// pool that never lends its workers to callers.
+	parker, guest sleep.Parker
 
 	// stealable says whether thieves may take jobs from this worker's
 	// deque: false only while the worker is alone (below). Stored by the
@@ -54,13 +56,17 @@ type Worker struct {
 
 	// Owner-only fields: written and read by the worker goroutine alone
 	// (the goroutine that currently runs this worker).
-	depth     uint32   // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
-	lazyLow   uint32   // no frame below this depth is lazy (offer.go)
-	rng       uint64   // xorshift64* state for random victims
-	waitKind  waitKind // what the innermost wait (wait.go) waits for
-	handedOff bool     // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
-	shared    bool     // the idle loop's last job pushed or offered work (handoffRounds)
-	hooked    bool     // the start hook ran on this goroutine, the exit hook not since (resize.go)
+	depth   uint32 // join depth: frames[0:depth] are in use or skipped (join.go: the depth protocol)
+	lazyLow uint32 // no frame below this depth is lazy (offer.go)
+	rng     uint64 // xorshift64* state for random victims
+	// waitKind is what the innermost wait (wait.go) waits for: written
+	// by the worker's runner (setWaitKind, a release store), loaded
+	// atomically by countingParker.Park, which the worker's own goroutine
+	// may call while a borrower runs as the worker (borrow.go).
+	waitKind  waitKind
+	handedOff bool // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
+	shared    bool // the idle loop's last job pushed or offered work (handoffRounds)
+	hooked    bool // the start hook ran on this goroutine, the exit hook not since (resize.go)
 	// alone: no other worker serves the pool (it has one worker, or every
 	// other one retired), so the worker's pops need no fence and its
 	// pushes wake nobody. Changed only by refreshAlone (resize.go).
@@ -212,7 +218,10 @@ func (w *Worker) Pool() *Pool {
 }
 
 // waitKind says why a worker waits (wait.go), for the statistics.
-type waitKind uint8
+type waitKind uint32
+
+// setWaitKind records the kind of wait w enters or returns to.
+func (w *Worker) setWaitKind(k waitKind) { atomics.StoreRelease32((*uint32)(&w.waitKind), uint32(k)) }
 
 const (
 	waitTerminate waitKind = iota // the idle loop: waiting for work or Close

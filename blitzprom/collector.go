@@ -19,6 +19,7 @@ type Collector struct {
 	workers, queued, running    *prometheus.Desc
 	completed, rejected, panics *prometheus.Desc
 	abandoned, handlerPanics    *prometheus.Desc
+	callerRuns                  *prometheus.Desc
 	queueWait, runTime          *prometheus.Desc
 }
 
@@ -44,6 +45,8 @@ func NewCollector(src Source, name string) *Collector {
 		panics:    desc("task_panics_total", "Submitted tasks that panicked."),
 		handlerPanics: desc("handler_panics_total",
 			"Panics of the panic handler itself, recovered by the pool (Stats.HandlerPanics)."),
+		callerRuns: desc("caller_runs_total",
+			"Run and Do calls that ran on their calling goroutine as a sleeping worker, never queued (Stats.CallerRuns)."),
 		queueWait: desc("task_queue_wait_seconds", "Time from submission to start, of the sampled submitted tasks."),
 		runTime:   desc("task_run_seconds", "Time from start to end, of the sampled submitted tasks."),
 	}
@@ -51,7 +54,7 @@ func NewCollector(src Source, name string) *Collector {
 
 // Describe sends the descriptors of every metric Collect sends.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.handlerPanics, c.queueWait, c.runTime} {
+	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.handlerPanics, c.callerRuns, c.queueWait, c.runTime} {
 		ch <- d
 	}
 }
@@ -73,6 +76,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.abandoned, s.abandoned)
 	counter(c.panics, s.panics)
 	counter(c.handlerPanics, s.handlerPanics)
+	counter(c.callerRuns, s.callerRuns)
 	for _, h := range []struct {
 		d *prometheus.Desc
 		h histogram

@@ -87,8 +87,8 @@ func TestCollectorExportsPoolStats(t *testing.T) {
 	}
 	defer p.Close()
 	c := NewCollector(p, "test")
-	if n := testutil.CollectAndCount(c); n != 10 {
-		t.Errorf("CollectAndCount = %d series, want 10", n)
+	if n := testutil.CollectAndCount(c); n != 11 {
+		t.Errorf("CollectAndCount = %d series, want 11", n)
 	}
 	if problems, err := testutil.CollectAndLint(c); err != nil || len(problems) > 0 {
 		t.Errorf("CollectAndLint: %v, %v", problems, err)
@@ -117,6 +117,9 @@ func TestCollectorExportsPoolStats(t *testing.T) {
 		t.Fatalf("TryGo into the full queue: %v, want ErrQueueFull", err)
 	}
 	want := `
+# HELP blitz_caller_runs_total Run and Do calls that ran on their calling goroutine as a sleeping worker, never queued (Stats.CallerRuns).
+# TYPE blitz_caller_runs_total counter
+blitz_caller_runs_total{pool="test"} 0
 # HELP blitz_handler_panics_total Panics of the panic handler itself, recovered by the pool (Stats.HandlerPanics).
 # TYPE blitz_handler_panics_total counter
 blitz_handler_panics_total{pool="test"} 0
@@ -140,7 +143,7 @@ blitz_tasks_running{pool="test"} 1
 blitz_workers{pool="test"} 1
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want),
-		"blitz_handler_panics_total", "blitz_task_panics_total", "blitz_tasks_abandoned_total", "blitz_tasks_queued", "blitz_tasks_rejected_total", "blitz_tasks_running", "blitz_workers"); err != nil {
+		"blitz_caller_runs_total", "blitz_handler_panics_total", "blitz_task_panics_total", "blitz_tasks_abandoned_total", "blitz_tasks_queued", "blitz_tasks_rejected_total", "blitz_tasks_running", "blitz_workers"); err != nil {
 		t.Error(err)
 	}
 

@@ -22,6 +22,7 @@
 //	blitz_tasks_abandoned_total          counter    submissions that gave up waiting for room (Stats.Abandoned)
 //	blitz_task_panics_total              counter    submitted tasks that panicked (Stats.Panics)
 //	blitz_handler_panics_total           counter    panics of the panic handler itself (Stats.HandlerPanics)
+//	blitz_caller_runs_total              counter    Run and Do calls that ran on their caller, never queued (Stats.CallerRuns)
 //	blitz_task_queue_wait_seconds        histogram  submission to start (Stats.QueueWait)
 //	blitz_task_run_seconds               histogram  start to end (Stats.RunTime)
 //

@@ -10,7 +10,7 @@ import (
 type snapshot struct {
 	workers, queued, running    int
 	completed, rejected, panics uint64
-	handlerPanics               uint64
+	handlerPanics, callerRuns   uint64
 	abandoned                   uint64
 	queueWait, runTime          histogram
 }
@@ -43,8 +43,8 @@ func snapshotOf(st blitz.Stats) snapshot {
 	return snapshot{
 		workers: st.Workers, queued: st.Queued, running: st.Running,
 		completed: st.Completed, rejected: st.Rejected, panics: st.Panics, abandoned: st.Abandoned,
-		handlerPanics: st.HandlerPanics,
-		queueWait:     histogramOf(&st.QueueWait), runTime: histogramOf(&st.RunTime),
+		handlerPanics: st.HandlerPanics, callerRuns: st.CallerRuns,
+		queueWait: histogramOf(&st.QueueWait), runTime: histogramOf(&st.RunTime),
 	}
 }
 
