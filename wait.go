@@ -128,7 +128,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			// never miss one, and the sleepy/sleeping steps are
 			// untouched.
 			for {
-				w.handedOff, w.shared = false, false // set by the job (handoffRounds)
+				w.handedOff, w.mayBorrow, w.shared = false, false, false // set by the job (handoffRounds)
 				w.refreshAlone()                     // a load; resize.go
 				w.execute(wk)
 				if l.Probe() {
@@ -143,7 +143,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			}
 			idle = s.StartLooking(w.index)
 			if w.handedOff && !w.shared {
-				if w.pool.callerRuns {
+				if w.mayBorrow && w.pool.callerRuns {
 					s.ShortenRounds(&idle, 0)
 				} else {
 					s.ShortenRounds(&idle, handoffRounds)
@@ -177,13 +177,14 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 // it runs as soon as the caller blocks on its result
 // (bench/results/server-handoff-amd64.txt).
 //
-// A pool whose calls may run on their callers (WithCallerRuns) shortens the
-// rounds to none: the worker gets sleepy at once, searches once more and
-// parks, without yielding, so that it is asleep before the caller runs
-// again, even on one P, and the caller's next Run or Do borrows it (borrow.go):
-// no hand-off and no wake at all. Without caller runs that would only make
-// every next call pay a wake, which a yielding worker saves at GOMAXPROCS=1
-// (bench/results/caller-runs-amd64.txt).
+// After a Run or Do in a pool whose calls may run on their callers
+// (WithCallerRuns), the rounds are none: the worker gets sleepy at once,
+// searches once more and parks, without yielding, so that it is asleep
+// before the caller runs again, even on one P, and the caller's next Run or
+// Do borrows it (borrow.go): no hand-off and no wake at all. Where the next
+// call cannot borrow (DoContext, TryDo, or a pool without caller runs) that
+// would only make every next call pay a wake, which a yielding worker saves
+// at GOMAXPROCS=1 (bench/results/caller-runs-amd64.txt).
 //
 // Other jobs keep the full rounds: after a join half or a fire-and-forget
 // task more work tends to come from workers and producers that are still

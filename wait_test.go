@@ -462,8 +462,8 @@ func withYield(f func()) Option { return func(c *config) { c.yield = f } }
 
 // TestHandoffParksSoon: a worker whose last job handed its result to a
 // caller outside the pool (Run, Do, DoContext, TryDo) yields handoffRounds
-// idle rounds and one more as it gets sleepy, then parks (in a pool whose
-// calls may run on their callers, it yields none at all); after a
+// idle rounds and one more as it gets sleepy, then parks (after a Run or Do
+// in a pool whose calls may run on their callers, none at all); after a
 // fire-and-forget task, or a call whose task forked, and on a backend that
 // locks workers to threads, it yields the configured rounds first. Counted
 // with a yield that counts, on every backend.
@@ -518,13 +518,26 @@ func TestHandoffParksSoon(t *testing.T) {
 						c.submit(p)
 						parked()
 						want := int64(rounds + 1)
-						switch {
-						case c.handsOff && p.callerRuns:
-							want = 0
-						case c.handsOff && !be.lockThread:
+						if c.handsOff && !be.lockThread {
 							want = handoffRounds + 1
 						}
 						require.Equal(t, want, yields.Load(), "yields after %s before parking", c.name)
+					}
+					if p.callerRuns {
+						// A Do handed to a busy worker (none sleeps):
+						// after it, the worker parks without yielding.
+						gate, started := make(chan struct{}), make(chan struct{})
+						require.NoError(t, p.Go(func(*Worker) { close(started); <-gate }))
+						<-started
+						done := make(chan int)
+						go func() { done <- Do(p, func(*Worker) int { return 1 }) }()
+						eventually(t, "the Do queued", func() bool { return queued(p) == 1 })
+						yields.Store(0)
+						close(gate)
+						<-done
+						parked()
+						require.Zero(t, yields.Load(), "yields after a handed-off Do before parking, in a pool with caller runs")
+						require.Zero(t, p.Stats().CallerRuns)
 					}
 				})
 			})

@@ -65,6 +65,7 @@ type Worker struct {
 	// may call while a borrower runs as the worker (borrow.go).
 	waitKind  waitKind
 	handedOff bool // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
+	mayBorrow bool // ... a Run or Do caller, whose next call may borrow a sleeping worker (borrow.go)
 	shared    bool // the idle loop's last job pushed or offered work (handoffRounds)
 	hooked    bool // the start hook ran on this goroutine, the exit hook not since (resize.go)
 	// alone: no other worker serves the pool (it has one worker, or every
