@@ -127,6 +127,21 @@ func stolenPair(w *Worker, fa, fb func(w *Worker)) {
 
 func panicWith(v any) func() { return func() { panic(v) } }
 
+// doJoinCase joins fa and fb in a Do on p, at the depth that name asks for
+// (atDepthOf), with the second half stolen or not.
+func doJoinCase(p *Pool, name string, stolen bool, fa, fb func(*Worker)) {
+	Do(p, func(w *Worker) int {
+		atDepthOf(name, w, func(w *Worker) {
+			if stolen {
+				stolenPair(w, fa, fb)
+			} else {
+				w.Join(fa, fb)
+			}
+		})
+		return 0
+	})
+}
+
 type joinPanicCase struct {
 	name   string
 	stolen bool
@@ -176,18 +191,9 @@ func TestJoinPanics(t *testing.T) {
 				var v any
 				within(t, "join", func() {
 					v = catchPanic(func() {
-						Do(p, func(w *Worker) int {
-							fa := func(*Worker) { ranA.Store(true); c.fa() }
-							fb := func(*Worker) { ranB.Store(true); c.fb() }
-							atDepthOf(c.name, w, func(w *Worker) {
-								if c.stolen {
-									stolenPair(w, fa, fb)
-								} else {
-									w.Join(fa, fb)
-								}
-							})
-							return 0
-						})
+						doJoinCase(p, c.name, c.stolen,
+							func(*Worker) { ranA.Store(true); c.fa() },
+							func(*Worker) { ranB.Store(true); c.fb() })
 					})
 				})
 				pe, ok := v.(*PanicError)
@@ -238,18 +244,9 @@ func TestJoinGoexit(t *testing.T) {
 					}
 					var ranA, ranB atomic.Bool
 					exited := exitsGoroutine(t, func() {
-						Do(p, func(w *Worker) int {
-							fa := func(*Worker) { ranA.Store(true); c.fa() }
-							fb := func(*Worker) { ranB.Store(true); c.fb() }
-							atDepthOf(c.name, w, func(w *Worker) {
-								if c.stolen {
-									stolenPair(w, fa, fb)
-								} else {
-									w.Join(fa, fb)
-								}
-							})
-							return 0
-						})
+						doJoinCase(p, c.name, c.stolen,
+							func(*Worker) { ranA.Store(true); c.fa() },
+							func(*Worker) { ranB.Store(true); c.fb() })
 					})
 					if !exited {
 						t.Errorf("workers=%d %s: Do returned; want the caller to Goexit", workers, c.name)

@@ -575,13 +575,7 @@ func (s *Sleep) Poke(worker int) {
 	}
 	// Wake it in the same critical section: a Borrow between a check and
 	// a later wake would take the worker and leave the Poke to nobody.
-	w.isBlocked = false
-	if w.uncounted {
-		w.uncounted = false
-	} else {
-		s.counters.subSleepingThread()
-	}
-	pk := w.sleeper()
+	pk := s.unblock(w)
 	w.mu.Unlock()
 	pk.Unpark()
 }
@@ -740,17 +734,24 @@ func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
 		w.mu.Unlock()
 		return false
 	}
-	w.isBlocked = false
-	if w.uncounted {
-		w.uncounted = false
-	} else {
-		s.counters.subSleepingThread()
-	}
-	pk := w.sleeper()
+	pk := s.unblock(w)
 	w.mu.Unlock()
 	// Outside mu: the worker, if it returns from Park early, re-reads
 	// isBlocked under mu and leaves; a token left over makes one of its later
 	// Parks return at once, and that loop re-checks isBlocked.
 	pk.Unpark()
 	return true
+}
+
+// unblock clears the blocked sleeper w's isBlocked, takes it off the
+// sleeping count if it is counted, and returns the Parker to Unpark once
+// w.mu is released. w.mu is held.
+func (s *Sleep) unblock(w *workerSleepState) Parker {
+	w.isBlocked = false
+	if w.uncounted {
+		w.uncounted = false
+	} else {
+		s.counters.subSleepingThread()
+	}
+	return w.sleeper()
 }
