@@ -35,7 +35,11 @@ package blitz
 //     sees the borrow, and the borrower, which then sees closing after its
 //     Return, checks the drain again; or the borrower sees closing, gives
 //     the worker back at once and checks the drain, and the call takes the
-//     submission path, which panics with ErrClosed.
+//     submission path, which panics with ErrClosed. In that second case
+//     Close may already have stopped the workers: its Set of the borrowed
+//     worker's latch woke nobody (the worker was not blocked), and Return,
+//     which probes that latch, wakes the worker's goroutine to exit (the
+//     spin model's NO_RETURN_PROBE mutant deadlocks there).
 //   - Resize, Broadcast. A shrink kicks the worker (its latch), which
 //     Return sees. A Broadcast pokes it: the poke wakes the caller where it
 //     waits in a join or a scope (fn may be what the Broadcast's caller

@@ -130,6 +130,23 @@ check "tso reach NESTED_WAIT"                     fail small "${T[@]}" -DS_CHAIN
 check "tso reach SETTLE (wait while unwinding)"   fail small "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ -DREACH_SETTLE
 check "tso reach RESPAWN"                         fail small "${T[@]}" -DS_CHAIN -DGOEXIT_C -DNS=1 -DPREQ -DREACH_RESPAWN
 
+# Borrowing (sleep.Borrow, sleep.Return): a goroutine outside the pool runs
+# a call as a sleeping worker.
+B=(-DTSO -DBORROW)
+B1=(-DW=1 -DNS=1)               # one worker, one submitter
+check "sc borrow: 1 submitter, 1 worker"          pass small -DBORROW "${B1[@]}"
+check "tso borrow: 1 submitter, 1 worker"         pass small "${B[@]}" "${B1[@]}"
+check "tso borrow: spurious Park returns"         pass small "${B[@]}" "${B1[@]}" -DSPURIOUS
+check "tso borrow: 2 queued tasks, 2 workers"     pass small "${B[@]}" "${P[@]}"
+check "tso borrow mutant NO_RETURN_CHECK"         fail small "${B[@]}" "${B1[@]}" -DNO_RETURN_CHECK
+check "tso borrow mutant NO_RETURN_PROBE"         fail small "${B[@]}" "${B1[@]}" -DNO_RETURN_PROBE
+check "tso borrow mutant NO_LENT"                 fail small "${B[@]}" "${B1[@]}" -DNO_LENT
+check "tso borrow mutant NO_PARK_BORROWED"        fail small "${B[@]}" "${B1[@]}" -DSPURIOUS -DNO_PARK_BORROWED
+check "tso reach RETURN_JOB (Return finds a job, wakes)" fail small "${B[@]}" "${B1[@]}" -DREACH_RETURN_JOB
+check "tso reach RETURN_SET (Return sees terminate)" fail small "${B[@]}" "${B1[@]}" -DREACH_RETURN_SET
+check "tso reach LENT (a drain check sees a borrow)" fail small "${B[@]}" "${B1[@]}" -DREACH_LENT
+check "tso reach REPARK (borrowed: the worker parks again)" fail small "${B[@]}" "${B1[@]}" -DSPURIOUS -DREACH_REPARK
+
 # ---- the big set ----
 if [ "$big" = 1 ]; then
 	F=(-DNS=2)                  # two concurrent submitters, two workers

@@ -16,8 +16,9 @@
  *
  * Processes: W Workers (the idle loop, the jobs they run, their waits and
  * sleeps), NS Submitters (one task each) or, with -DPREQ, NS tasks queued
- * before the start, the Closer (Close), and with -DTSO the Drainer (the
- * memory system). The switches and scenarios are in the Configuration
+ * before the start, the Closer (Close), with -DBORROW the Borrower (a Run
+ * or Do that runs on its caller as a sleeping worker), and with -DTSO the
+ * Drainer (the memory system). The switches and scenarios are in the Configuration
  * section below and in README.md.
  */
 
@@ -54,7 +55,12 @@
 #define MAXNUDGE 0
 #endif
 
+#ifdef BORROW
+#define NP (W + NS + 2)    /* processes with a store buffer */
+#define BORROWER (W + NS + 1)  /* the borrower's (it makes no plain store) */
+#else
 #define NP (W + NS + 1)    /* processes with a store buffer */
+#endif
 #define CLOSER (W + NS)    /* the closer's buffer */
 #define DUMMY 255
 #define NONE 255
@@ -215,6 +221,7 @@ byte latch[NL];           /* CoreLatch.state: CAS, swap, XCHG store */
 bit mu[W];                /* workerSleepState.mu (lock: CAS, unlock: LOCK XADD) */
 bit isBlocked[W];         /* workerSleepState.isBlocked, under mu */
 bit uncounted[W];         /* workerSleepState.uncounted, under mu */
+bit borrowed[W];          /* workerSleepState.borrowed, under mu (BORROW) */
 bit token[W];             /* the Parker's token (futex word: CAS, swap) */
 byte spur[W];             /* spurious Park returns so far */
 byte nudges[W];           /* Nudges so far */
@@ -238,6 +245,7 @@ byte ran[NJOB];           /* times each job started */
 byte done;                /* submitted tasks finished (rootDone) */
 byte exited;              /* worker goroutines that returned (wg.Done) */
 byte respawned;           /* goroutines replaced after a Goexit */
+byte nlent;               /* borrows in progress, Borrow to Return (BORROW) */
 
 /* the job trees: constant, set up by init */
 hidden byte kind[NJOB];
@@ -293,6 +301,26 @@ hidden byte rootj[NPOS];  /* the job submitted at each position */
 #define R_RESPAWN(c) assert(!(c))
 #else
 #define R_RESPAWN(c) skip
+#endif
+#ifdef REACH_RETURN_JOB
+#define R_RETURN_JOB(c) assert(!(c))
+#else
+#define R_RETURN_JOB(c) skip
+#endif
+#ifdef REACH_RETURN_SET
+#define R_RETURN_SET(c) assert(!(c))
+#else
+#define R_RETURN_SET(c) skip
+#endif
+#ifdef REACH_REPARK
+#define R_REPARK(c) assert(!(c))
+#else
+#define R_REPARK(c) skip
+#endif
+#ifdef REACH_LENT
+#define R_LENT(c) assert(!(c))
+#else
+#define R_LENT(c) skip
 #endif
 #ifdef REACH_FINAL_CHECK
 #define R_FINAL_CHECK(c) assert(!(c))
@@ -382,21 +410,28 @@ inline newJobs(g, lazy, wasEmpty, n, i, ok) {
 }
 
 /* The park loop of sleep S8 and of sleepOnLatch: Park (consume the
- * token; the futex word's CAS), then Lock, read isBlocked, Unlock; park
- * again while it is set. Once woken, CoreLatch.wakeUp (Sleeping -> Unset,
+ * token; the futex word's CAS), then Lock, read isBlocked (and, with
+ * BORROW, borrowed: the worker's own goroutine parks again while it is
+ * borrowed; park(pk, guest) with guest false), Unlock; park again while
+ * it is set. Once woken, CoreLatch.wakeUp (Sleeping -> Unset,
  * CAS) in the same step: a waker that cleared isBlocked is done with the
  * latch, and a Set latch stays Set. */
+#if defined(BORROW) && !defined(NO_PARK_BORROWED)
+#define BLOCKED(w) (isBlocked[w] || borrowed[w])
+#else
+#define BLOCKED(w) isBlocked[w]
+#endif
 inline parkUntilWoken(l, ok) {
 	do
 	:: d_step {
 			DRAINED(me) && token[me] == 1 && mu[me] == 0 ->
-			token[me] = 0; ok = isBlocked[me];
+			token[me] = 0; ok = BLOCKED(me); R_REPARK(ok && !isBlocked[me]);
 			if :: !ok && latch[l] == SLEEPING -> latch[l] = UNSET :: else fi
 		};
 		if :: !ok -> break :: else fi
 	:: d_step {
 			spur[me] < MAXSPUR && mu[me] == 0 ->            /* a spurious return */
-			spur[me]++; ok = isBlocked[me];
+			spur[me]++; ok = BLOCKED(me); R_REPARK(ok && !isBlocked[me]);
 			if :: !ok && latch[l] == SLEEPING -> latch[l] = UNSET :: else fi
 		};
 		if :: !ok -> break :: else fi
@@ -481,15 +516,31 @@ inline checkDrained(i, sum) {
 	od;
 	if
 	:: sum == LOADV(me, A_FINAL) ->
+#if defined(BORROW) && !defined(NO_LENT)
+		/* && !p.lent(): each worker's Lock, borrowed, Unlock (sum now
+		 * says whether one is borrowed) */
+		sum = 0; i = 0;
+		do
+		:: i < W && !sum -> d_step { DRAINED(me) && mu[i] == 0 -> sum = borrowed[i]; R_LENT(sum) }; i++
+		:: else -> break
+		od;
+		if
+		:: sum -> skip
+		:: else ->
+#endif
 		d_step {
 			DRAINED(me) ->
 			if
 			:: drainSig == 0 ->
 				drainSig = 1; assert(done == LOADV(me, A_FINAL));
+				assert(nlent == 0);     /* no call on its caller still runs */
 				R_WORKER_DRAINS(me < W)
 			:: else
 			fi
 		}
+#if defined(BORROW) && !defined(NO_LENT)
+		fi
+#endif
 	:: else
 	fi;
 	i = 0; sum = 0
@@ -1057,7 +1108,7 @@ proctype Closer(byte me) {
 	w = 0;
 	do
 	:: w < W ->
-		assert(isBlocked[w] == 0 && uncounted[w] == 0 && mu[w] == 0);
+		assert(isBlocked[w] == 0 && uncounted[w] == 0 && mu[w] == 0 && borrowed[w] == 0);
 		assert(LOADV(w, A_BOT(w)) == top[w]);
 		w++
 	:: else -> break
@@ -1070,6 +1121,103 @@ proctype Closer(byte me) {
 	:: else -> break
 	od
 }
+
+#ifdef BORROW
+/* A goroutine outside the pool that runs a call (Run, Do) on itself as a
+ * sleeping worker: Pool.borrow, callOnCaller, giveBack, endBorrow (borrow.go)
+ * over sleep.Borrow and sleep.Return (sleep/borrow.go). It borrows at most
+ * once; the call it runs is a leaf that forks nothing, so giveBack's drain
+ * of the worker's deque finds it empty. */
+proctype Borrower(byte me) {
+	byte w, i, sum;
+	bit ok, wk, pr;
+	/* Pool.borrow's tests (HasSleepers, inj.len() == 0, closing.Load())
+	 * only filter which attempts are made; the model attempts at any
+	 * moment, a superset. It picks any worker (Go scans from 0), and a
+	 * failed TryLock or test changes nothing: the borrower waits here
+	 * for a borrowable worker, or never borrows (a valid end). */
+	if
+	:: w = 0
+#if W > 1
+	:: w = 1
+#endif
+#if W > 2
+	:: w = 2
+#endif
+	fi;
+end_borrow:
+	/* sleep.Borrow: TryLock; isBlocked && !uncounted (a counted sleeper,
+	 * on its terminate latch: only an isolated sleeper sleeps elsewhere,
+	 * uncounted) && !borrowed && !latch.Probe(); isBlocked = false,
+	 * borrowed = true; counters.borrow (one LOCK XADD: sleeping - 1,
+	 * inactive - 1); Unlock */
+	d_step {
+		DRAINED(me) && mu[w] == 0 && isBlocked[w] && !uncounted[w] &&
+		!borrowed[w] && latch[LT(w)] != SET ->
+		isBlocked[w] = 0; borrowed[w] = 1;
+		assert(sleeping > 0 && inactive > 0); sleeping--; inactive--
+	};
+	/* p.closing.Load() after the Borrow: Close began, give it back at once
+	 * (the call takes the submission path: ErrClosed). Else the call runs
+	 * on the caller (the ghost nlent counts it): a leaf; giveBack: Pop
+	 * finds the deque empty; running.Clear. */
+	d_step { pr = LOADV(me, A_CLOSING); if :: !pr -> nlent++ :: else fi };
+	/* sleep.Return: Lock; poked := returnPoke (no Poke here: false);
+	 * borrowed = false; home.Probe(); then counters.giveBack (LOCK XADD:
+	 * sleeping + 1, inactive + 1) and mu stays held, or, the latch Set,
+	 * addInactiveThread (LOCK XADD) and Unlock. One step: the Probe and
+	 * the add are two accesses, but a Set between them would find mu held
+	 * by Return (NotifyWorkerLatchIsSet waits for it) and the sleeper
+	 * blocked after: the same as a Set after the add. */
+	d_step {
+		DRAINED(me) && mu[w] == 0 ->
+		assert(borrowed[w] && !isBlocked[w]);
+		borrowed[w] = 0; if :: !pr -> nlent-- :: else fi;
+#ifndef NO_RETURN_PROBE
+		if
+		:: latch[LT(w)] == SET -> R_RETURN_SET(1); inactive++; wk = 1  /* addInactiveThread */
+		:: else ->
+#endif
+			sleeping++; inactive++; mu[w] = 1; wk = 0      /* giveBack, mu held */
+#ifndef NO_RETURN_PROBE
+		fi
+#endif
+	};
+	if
+	:: !wk ->
+		/* F2' (the guard; the borrower makes no plain store, so its
+		 * buffer is always empty: F2' cannot be removed here, README),
+		 * then hasInjectedJobs (tail and head: one step, as S7), then
+		 * subSleepingThread (LOCK XADD) and Unlock, or isBlocked = true
+		 * (latch = home) and Unlock */
+		d_step {
+			DRAINED(me) ->
+#ifdef NO_RETURN_CHECK
+			wk = 0;
+#else
+			wk = (head < tail);
+#endif
+			if
+			:: wk -> R_RETURN_JOB(1); assert(sleeping > 0); sleeping--
+			:: else -> isBlocked[w] = 1
+			fi;
+			mu[w] = 0
+		}
+	:: else
+	fi;
+	/* w.parker.Unpark(), outside mu */
+	if
+	:: wk -> d_step { DRAINED(me) -> token[w] = 1; wk = 0 }
+	:: else
+	fi;
+	/* endBorrow: if p.closing.Load(), p.checkDrained() (and Pool.borrow's
+	 * early give-back, pr, checks the drain at once) */
+	if
+	:: pr || LOADV(me, A_CLOSING) -> pr = 0; checkDrained(i, sum)
+	:: else
+	fi
+}
+#endif
 
 #ifdef TSO
 /* The memory system: commits the oldest store of any buffer */
@@ -1181,6 +1329,9 @@ init {
 #endif
 		:: else -> break
 		od;
-		run Closer(CLOSER)
+		run Closer(CLOSER);
+#ifdef BORROW
+		run Borrower(BORROWER)
+#endif
 	}
 }
