@@ -129,7 +129,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			// untouched.
 			for {
 				w.handedOff, w.mayBorrow, w.shared = false, false, false // set by the job (handoffRounds)
-				w.refreshAlone()                     // a load; resize.go
+				w.refreshAlone()                                         // a load; resize.go
 				w.execute(wk)
 				if l.Probe() {
 					break
