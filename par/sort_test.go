@@ -811,37 +811,46 @@ func (a *sortAdversary) cmp(x, y int) int {
 }
 
 // TestSortAllocations checks that a sort allocates a bounded number of
-// objects per call, not a number that grows with the slice.
+// objects per call, not a number that grows with the slice. The sorts are
+// called from a task of the pool, on its worker, so that both sizes enter
+// the pool the same way (from outside, a call runs on its caller when a
+// worker sleeps and is handed to a worker, with its job, when none does).
 func TestSortAllocations(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
 	withSortPools(t, func(t *testing.T, p *blitz.Pool) {
-		allocs := func(n int, sort func(s []int)) float64 {
+		allocs := func(n int, sort func(r blitz.Runner, s []int)) float64 {
 			rng := rand.New(rand.NewPCG(8, 8))
 			src := make([]int, n)
 			for i := range src {
 				src[i] = rng.Int()
 			}
 			s := make([]int, n)
-			return testing.AllocsPerRun(5, func() {
-				copy(s, src)
-				sort(s)
+			return blitz.Do(p, func(w *blitz.Worker) float64 {
+				return testing.AllocsPerRun(5, func() {
+					copy(s, src)
+					sort(w, s)
+				})
 			})
 		}
 		for _, c := range []struct {
 			name string
-			sort func(s []int)
+			sort func(r blitz.Runner, s []int)
 		}{
-			{"Sort", func(s []int) { Sort(p, s) }},
-			{"SortFunc", func(s []int) { SortFunc(p, s, cmp.Compare[int]) }},
-			{"SortStableFunc", func(s []int) { SortStableFunc(p, s, cmp.Compare[int]) }},
-			{"IsSorted", func(s []int) { IsSorted(p, s) }},
+			{"Sort", func(r blitz.Runner, s []int) { Sort(r, s) }},
+			{"SortFunc", func(r blitz.Runner, s []int) { SortFunc(r, s, cmp.Compare[int]) }},
+			{"SortStableFunc", func(r blitz.Runner, s []int) { SortStableFunc(r, s, cmp.Compare[int]) }},
+			{"IsSorted", func(r blitz.Runner, s []int) { IsSorted(r, s) }},
 		} {
 			small, large := allocs(1<<16, c.sort), allocs(1<<19, c.sort)
 			t.Logf("%s: %.0f allocations at 2^16, %.0f at 2^19", c.name, small, large)
+			// A sort that allocated per piece would make hundreds at 2^19
+			// (eight times the pieces of 2^16). What a parallel run itself
+			// allocates (steals and wakes of 8 workers sharing 2 CPUs)
+			// varies by up to about 20 between runs of the same size.
 			assert.LessOrEqual(t, large, 40.0, c.name)
-			assert.LessOrEqual(t, large, small+12, c.name)
+			assert.LessOrEqual(t, large, small+24, c.name)
 		}
 		// Short slices are sorted by the caller: nothing at all.
 		s := []int{5, 2, 8, 1, 9, 3}
