@@ -87,6 +87,7 @@ func (p *Pool) borrow() *Worker {
 		}
 		running.Set(w)
 		w.refreshAlone() // as the idle loop does before a job
+		p.followWake()   // as a woken worker does: a busy pool follows GOMAXPROCS (follow.go)
 		w.stats.bump(&w.stats.callerRuns)
 		return w
 	}
