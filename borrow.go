@@ -99,13 +99,7 @@ func (p *Pool) borrow() *Worker {
 // leftover job ends.
 func (w *Worker) giveBack() {
 	defer w.endBorrow()
-	for {
-		r, ok := w.deque.Pop()
-		if !ok {
-			return
-		}
-		w.execute(work{ref: r})
-	}
+	w.runLeftovers()
 }
 
 // endBorrow is giveBack's last step: after it the caller never touches w.

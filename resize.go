@@ -330,16 +330,7 @@ func (w *Worker) afterServe() {
 func (w *Worker) retire() {
 	p := w.pool
 	w.startHook() // a replacement goroutine (Goexit) may retire before it served
-	ran := false
-	for {
-		r, ok := w.deque.Pop()
-		if !ok {
-			break
-		}
-		w.execute(work{ref: r})
-		ran = true
-	}
-	if ran {
+	if w.runLeftovers() {
 		p.retiredWithJob.Add(1)
 	}
 	w.afterServe()
@@ -351,6 +342,20 @@ func (w *Worker) retire() {
 	p.retirements.Add(1)
 	w.exitHook()
 	w.retired.Store(true)
+}
+
+// runLeftovers runs the jobs left on w's own deque (retire, and a caller
+// giving back a borrowed worker: borrow.go) and reports whether there were
+// any.
+func (w *Worker) runLeftovers() (ran bool) {
+	for {
+		r, ok := w.deque.Pop()
+		if !ok {
+			return ran
+		}
+		w.execute(work{ref: r})
+		ran = true
+	}
 }
 
 // sleepDormant sleeps until the pool grows back over w (true) or Close
