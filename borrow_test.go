@@ -29,7 +29,7 @@ func callerRunParkings() (on, off []Parking) {
 // ran on the calling goroutine, and with which worker.
 func onCaller(t *testing.T, p *Pool) (same bool, index int) {
 	t.Helper()
-	eventually(t, "a worker asleep", p.sleep.HasSleepers)
+	borrowable(t, p)
 	within(t, "Do", func() {
 		caller := goroutine.Self()
 		index = Do(p, func(w *Worker) int {
@@ -90,17 +90,17 @@ func TestCallerRunsRules(t *testing.T) {
 	for _, k := range on {
 		for _, workers := range []int{1, 2} {
 			withPool(t, []Option{WithWorkers(workers), WithParking(k)}, func(p *Pool) {
-				eventually(t, "a worker asleep", p.sleep.HasSleepers)
+				borrowable(t, p)
 				v := catchPanic(func() { p.Run(func(*Worker) { panicker("on the caller") }) })
 				var pe *PanicError
 				require.True(t, errors.As(asError(v), &pe), "Run re-panicked with %v", v)
 				assert.Equal(t, "on the caller", pe.Value)
 				assert.Contains(t, string(pe.Stack), "panicker")
 
-				eventually(t, "a worker asleep", p.sleep.HasSleepers)
+				borrowable(t, p)
 				assert.True(t, exitsGoroutine(t, func() { p.Run(func(*Worker) { runtime.Goexit() }) }))
 
-				eventually(t, "a worker asleep", p.sleep.HasSleepers)
+				borrowable(t, p)
 				caller := goroutine.Self()
 				nested := Do(p, func(w *Worker) bool {
 					return Do(p, func(w2 *Worker) bool {
@@ -109,7 +109,7 @@ func TestCallerRunsRules(t *testing.T) {
 				})
 				assert.True(t, nested, "a call inside a call on the caller did not run inline on its worker")
 
-				eventually(t, "a worker asleep", p.sleep.HasSleepers)
+				borrowable(t, p)
 				var ran atomic.Int64
 				assert.Equal(t, seqFib(18), Do(p, func(w *Worker) int {
 					w.Scope(func(s *Scope) {
@@ -123,7 +123,7 @@ func TestCallerRunsRules(t *testing.T) {
 
 				calls := 4
 				if workers > 1 {
-					eventually(t, "a worker asleep", p.sleep.HasSleepers)
+					borrowable(t, p)
 					var got []int
 					same := false
 					within(t, "a Broadcast from a half stolen from a call on its caller", func() {
@@ -296,7 +296,18 @@ func TestCallerRunsAcrossClose(t *testing.T) {
 	}
 }
 
-// sleepingWorkers counts the workers asleep in the sleep counters.
+// borrowable waits until a call could borrow a worker: one is asleep and
+// done with its way to sleep. The counters show a worker asleep while it
+// still holds its sleep lock for its last injector check, and a Borrow in
+// that instant gives up (the call is handed off instead): a test that
+// needs the call on its caller waits for this, not for HasSleepers.
+func borrowable(t *testing.T, p *Pool) {
+	t.Helper()
+	eventually(t, "a worker asleep", func() bool { return sleepingWorkers(p) > 0 })
+}
+
+// sleepingWorkers counts the workers that a Borrow takes now (and gives
+// back at once): those asleep and done with their way to sleep.
 func sleepingWorkers(p *Pool) int {
 	n := 0
 	for i, w := range p.workerList() {
@@ -348,7 +359,7 @@ func TestCallerRunsAllocatesNothing(t *testing.T) {
 	require.NoError(t, err)
 	defer p.Close()
 	fn := func(*Worker) int { return 1 }
-	eventually(t, "the worker asleep", p.sleep.HasSleepers)
+	borrowable(t, p)
 	before := p.Stats().CallerRuns
 	want := 0.0
 	if unsafe.Sizeof(uintptr(0)) != 8 {
