@@ -368,13 +368,20 @@ type injTask struct {
 // linked, and reports whether it did (or another consumer did). Until the
 // successor is linked the queue reads as empty, and the sealer's task is
 // not announced yet.
+//
+// next is tested first: it is nil until the ring is sealed, and its line
+// is read-mostly (base, mask and the slots' header beside it never
+// change), while tail is the line every producer's claim writes: an idle
+// worker polls an empty queue through here, and should not take that line
+// from a running producer on each poll (a profile of 2 workers keeping up
+// with one submitter had 14% of its samples on this load).
 func (q *injector) moveHead(r *injRing, h uint64) bool {
-	t := r.tail.Load()
-	if t&sealedBit == 0 || t&^tailMarks != h {
-		return false
-	}
 	next := r.next.Load()
 	if next == nil {
+		return false
+	}
+	t := r.tail.Load()
+	if t&sealedBit == 0 || t&^tailMarks != h {
 		return false
 	}
 	q.headRing.CompareAndSwap(r, next)
