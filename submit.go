@@ -586,8 +586,11 @@ func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	}
 	// The caller was just made runnable on this worker's P: the worker
 	// parks soon if nothing else is there (handoffRounds, wait.go).
-	w.handedOff = true
-	w.mayBorrow = j.ctx == nil // Run or Do: its next call may run on its caller
+	if j.ctx == nil && w.pool.callerRuns {
+		w.handedOff = handoffToBorrower // Run or Do: its next call may run on its caller
+	} else {
+		w.handedOff = handoffToCaller
+	}
 }
 
 // signal wakes the waiting caller. For a cross-pool waiter it sets the

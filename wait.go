@@ -128,8 +128,8 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			// never miss one, and the sleepy/sleeping steps are
 			// untouched.
 			for {
-				w.handedOff, w.mayBorrow, w.shared = false, false, false // set by the job (handoffRounds)
-				w.refreshAlone()                                         // a load; resize.go
+				w.handedOff, w.shared = handoffNone, false // set by the job (handoffRounds)
+				w.refreshAlone()                           // a load; resize.go
 				w.execute(wk)
 				if l.Probe() {
 					break
@@ -142,12 +142,12 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				}
 			}
 			idle = s.StartLooking(w.index)
-			if w.handedOff && !w.shared {
-				if w.mayBorrow && w.pool.callerRuns {
-					s.ShortenRounds(&idle, 0)
-				} else {
-					s.ShortenRounds(&idle, handoffRounds)
+			if w.handedOff != handoffNone && !w.shared {
+				rounds := handoffRounds
+				if w.handedOff == handoffToBorrower {
+					rounds = 0
 				}
+				s.ShortenRounds(&idle, rounds)
 			}
 			w.pool.idleCheck() // after StartLooking's full barrier
 			continue
@@ -197,6 +197,16 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 // slack): parking after such calls made back-to-back searches on two
 // workers several times slower (the same file).
 const handoffRounds = 1
+
+// handoff says whom the idle loop's last job handed its result to
+// (Worker.handedOff, set by callJob.finish).
+type handoff uint8
+
+const (
+	handoffNone       handoff = iota // nobody outside the pool: the full rounds
+	handoffToCaller                  // a caller whose next call is handed off too: handoffRounds
+	handoffToBorrower                // a Run or Do caller whose next call may borrow this worker: no rounds
+)
 
 // waitScope waits until every task of st has finished, running meanwhile
 // only the scope's tasks and their descendants: its own deque, and what the

@@ -64,10 +64,9 @@ type Worker struct {
 	// atomically by countingParker.Park, which the worker's own goroutine
 	// may call while a borrower runs as the worker (borrow.go).
 	waitKind  waitKind
-	handedOff bool // the idle loop's last job woke a caller outside the pool (handoffRounds, wait.go)
-	mayBorrow bool // ... a Run or Do caller, whose next call may borrow a sleeping worker (borrow.go)
-	shared    bool // the idle loop's last job pushed or offered work (handoffRounds)
-	hooked    bool // the start hook ran on this goroutine, the exit hook not since (resize.go)
+	handedOff handoff // whom the idle loop's last job woke outside the pool (handoffRounds, wait.go)
+	shared    bool    // the idle loop's last job pushed or offered work (handoffRounds)
+	hooked    bool    // the start hook ran on this goroutine, the exit hook not since (resize.go)
 	// alone: no other worker serves the pool (it has one worker, or every
 	// other one retired), so the worker's pops need no fence and its
 	// pushes wake nobody. Changed only by refreshAlone (resize.go).

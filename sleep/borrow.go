@@ -70,7 +70,9 @@ func (s *Sleep) Borrowed(worker int) bool {
 // on latch, and reports whether it did. The caller then runs as the worker
 // (its deque and every owner-only state) until it calls Return; guest is
 // the Parker its own isolated waits park on meanwhile. Borrow never blocks:
-// it gives up if another goroutine holds the worker's sleep lock.
+// it gives up if another goroutine holds the worker's sleep lock, which
+// includes the worker itself between registering asleep and parking (steps
+// S5-S8 of sleep), so HasSleepers may answer true and Borrow still false.
 func (s *Sleep) Borrow(worker int, latch *CoreLatch, guest Parker) bool {
 	w := s.state(worker)
 	if !w.mu.TryLock() {
