@@ -372,9 +372,9 @@ type injTask struct {
 // next is tested first: it is nil until the ring is sealed, and its line
 // is read-mostly (base, mask and the slots' header beside it never
 // change), while tail is the line every producer's claim writes: an idle
-// worker polls an empty queue through here, and should not take that line
-// from a running producer on each poll (a profile of 2 workers keeping up
-// with one submitter had 14% of its samples on this load).
+// worker polls an empty queue through here, and a load of tail on each poll
+// makes a running producer's next claim miss on it (a profile of 2 workers
+// keeping up with one submitter had 14% of its samples on this load).
 func (q *injector) moveHead(r *injRing, h uint64) bool {
 	next := r.next.Load()
 	if next == nil {

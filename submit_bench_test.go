@@ -234,7 +234,7 @@ func BenchmarkSubmitWorkers(b *testing.B) {
 
 // chanWorkers starts workers goroutines that run the tasks they receive
 // from a channel of 1024, the hand-written pool, and returns the function
-// that sends n tasks; the workers exit when b's function returns.
+// that sends n tasks; the workers exit in b's cleanup (b.Cleanup).
 func chanWorkers(b *testing.B, workers int, task func()) (submit func(n int)) {
 	ch := make(chan func(), 1024)
 	var exited sync.WaitGroup
