@@ -10,30 +10,36 @@ package blitz
 // local queue and crossbeam's Injector::steal_batch_and_pop does: one CAS
 // of head moves up to the queue's length over the number of active workers
 // (Resize), plus one, and at most injBatchMax, from the injector to the
-// worker. It runs the
-// oldest at once and parks the others in slots of its own (w.batches,
-// refslots.go), their refs (kindBatch) pushed on its deque, newest first,
-// so that its own pops start them in submission order. From there they are
-// jobs like any other: the worker pops them, and other workers steal them
-// (oldest pushed first: the newest tasks of the batch), and the push tells
-// the sleep protocol, which wakes a sleeping worker to steal if no idle one
-// is looking (NewInternalJobs, as a push of a join half does).
+// worker. It runs the oldest at once and parks the others in its run queue
+// (runq.go), oldest first, where it pops them in order and where other
+// workers steal the older half of them at a time; the push tells the sleep
+// protocol, which wakes a sleeping worker to steal if no idle one is
+// looking (NewInternalJobs, as a push of a join half does).
+//
+// Where a worker looks (findWork): its own deque, its own run queue, the
+// other workers' deques (join halves and spawns: work already started,
+// rayon's order), the other workers' run queues (older submissions), and
+// only then the injector. A thief that finds another worker's run queue
+// takes half of it with one CAS, so two workers draining a stream move
+// tasks between them a batch at a time, and a task parked behind a worker
+// that runs a long task waits only until an idle worker looks: each look
+// takes half of what is left.
 //
 // What a submitted task was promised still holds there:
 //
-//   - It runs once: whoever wins its ref (a pop, a steal) takes it out of
-//     the slot and runs it with Worker.runTask, which finishes it (Do's
-//     caller is signalled) and counts it as finished (rootDone), so Close
-//     and Shutdown, which wait for as many finished tasks as were accepted,
-//     wait for the batched ones too.
+//   - It runs once: whoever claims its position in a run queue (the owner's
+//     pop, a thief's steal) runs it with Worker.runTask, which finishes it
+//     (Do's caller is signalled) and counts it as finished (rootDone), so
+//     Close and Shutdown, which wait for as many finished tasks as were
+//     accepted, wait for the batched ones too.
 //   - A DoContext task can still be withdrawn until it starts: withdrawal
 //     is the task's own CAS (callJob), wherever the task waits.
 //   - Its queue wait is measured from its submission to its start, as
-//     before (the submit time travels in the slot).
+//     before (the submit time travels with it).
 //   - Stats counts a batched task as taken (Running), since a worker holds
 //     it: Queued stays the injector's length.
 //
-// Where batches are not taken:
+// Where batches are not taken (and runs not stolen into a run queue):
 //
 //   - A pool of one worker: nobody contends for head, and parking a task
 //     costs more than the CAS it saves.
@@ -42,15 +48,13 @@ package blitz
 //     batch would start counting its tasks as started while they wait.
 //   - Anywhere but the idle loop of the worker's own goroutine. A goroutine
 //     the worker is lent to while its own waits on a call into another pool
-//     (waitCall) returns as soon as the call is done, and would leave the
-//     batch's refs on top of the deque of the task that made the call,
-//     where its joins expect their own halves. In the idle loop nothing of
-//     the worker waits below: the batch's refs lie below anything the
-//     batch's tasks push, so the work isolation of joins and scopes
-//     (wait.go) is untouched: a joiner or a scope's owner whose deque
-//     holds them has had everything above stolen first, and a waiter
-//     steals only from a worker that runs its own job, which took no batch
-//     since (it signals the waiter before it goes back to its idle loop).
+//     (waitCall) returns as soon as the call is done, and tasks it parked
+//     would wait for the task that made the call, or for a thief. It takes
+//     single tasks, from the injector or from a run queue.
+//
+// The run queue is separate from the deque, so joins and scopes never see
+// its tasks: a joiner or a scope's owner pops and steals only deque refs
+// (wait.go), and a worker retiring (Resize) runs what both hold.
 
 // injBatchMax is the most tasks a worker takes from the injector at once.
 const injBatchMax = 32
@@ -63,28 +67,19 @@ func (w *Worker) batchable() bool {
 }
 
 // takeBatch takes a batch of submitted tasks from the injector: it returns
-// the oldest, to run now, and parks the others in the worker's deque.
+// the oldest, to run now, and parks the others in the worker's run queue.
 // Owner-only, from the idle loop (batchable).
 func (w *Worker) takeBatch() (work, bool) {
 	p := w.pool
 	buf := &w.batch
-	n := p.inj.popBatch(buf[:], uint64(max(p.size.Load(), 1)))
+	n := p.inj.popBatch(buf[:min(len(buf), w.runq.room()+1)], uint64(max(p.size.Load(), 1)))
 	if n == 0 {
 		return work{}, false
 	}
 	first := buf[0]
 	buf[0] = injTask{}
 	if n > 1 {
-		// The deque is empty (findWork popped it first), and so it
-		// stays a stack of this batch only: push the newest first.
-		for i := n - 1; i >= 1; i-- {
-			s := w.batches.alloc()
-			w.batches.slot(s).val = buf[i]
-			buf[i] = injTask{}
-			if r := batchRef(w.index, s); !w.deque.TryPush(r) {
-				w.deque.Push(r)
-			}
-		}
+		w.runq.pushBatch(buf[1:n])
 		w.stats.add(&w.stats.batched, uint64(n-1))
 		p.sleep.NewInternalJobs(n-1, true)
 	}

@@ -87,14 +87,57 @@ func TestBatchedTasksAreStolen(t *testing.T) {
 	})
 }
 
+// TestBatchParkedBehindALongTask checks that the tasks a worker parked
+// from a batch do not wait behind the task it runs while the queue stays
+// long: the first task of the queue blocks until the 31 tasks that came
+// with it in its batch have run, and behind them wait many more. A worker
+// that looks for work steals half of another's run queue before it takes
+// from the injector, so the parked tasks run after a few batches of the
+// others, long before the queue drains (if they waited for the queue,
+// the blocked task would hold them until every later task had run).
+func TestBatchParkedBehindALongTask(t *testing.T) {
+	const parked = injBatchMax - 1
+	later := 4000
+	if testing.Short() {
+		later = 1000
+	}
+	eachServer(t, []int{2}, nil, func(t *testing.T, p *Pool, workers int) {
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, workers)
+		var parkedRan, laterRan, laterAtLast atomic.Int64
+		allParked := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1 + parked + later)
+		require.NoError(t, p.Go(func(*Worker) { <-allParked; wg.Done() }))
+		for range parked {
+			require.NoError(t, p.Go(func(*Worker) {
+				if parkedRan.Add(1) == parked {
+					laterAtLast.Store(laterRan.Load())
+					close(allParked)
+				}
+				wg.Done()
+			}))
+		}
+		for range later {
+			require.NoError(t, p.Go(func(*Worker) { laterRan.Add(1); wg.Done() }))
+		}
+		g.open()
+		within(t, "the queue", wg.Wait)
+		assert.Less(t, laterAtLast.Load(), int64(later/2), "later tasks run before the last parked one")
+		assert.Positive(t, batchedTasks(p), "tasks parked from batches")
+		t.Logf("later tasks run before the last parked one: %d of %d", laterAtLast.Load(), later)
+	})
+}
+
 // TestBatchedDoContextWithdrawn withdraws a DoContext task that waits in a
-// worker's deque, parked there from a batch: it never runs, its caller
+// worker's run queue, parked there from a batch: it never runs, its caller
 // gets the withdrawal error, and it still counts as completed once a worker
-// takes it. The queue is [X1, D, X2, X3, X4] behind two held workers, X
-// blocking: the first take of a queue of 5 on 2 workers is 3 tasks, [X1, D,
-// X2]; its worker runs X1 and parks D above X2, and the other worker runs
-// X2 (stolen, the oldest parked) or X3 (its own batch), so D waits in a
-// deque until its context ends.
+// takes it. The queue is [X1, X2, D, X3, X4] behind two held workers, X
+// blocking: the first take of a queue of 5 on 2 workers is 3 tasks, [X1,
+// X2, D]; its worker runs X1 and parks X2 and D, and the other worker
+// steals the older half of those, X2, or takes X3 from the queue, so D
+// waits in a run queue until its context ends.
 func TestBatchedDoContextWithdrawn(t *testing.T) {
 	eachServer(t, []int{2}, nil, func(t *testing.T, p *Pool, workers int) {
 		g := newGate()
@@ -112,7 +155,8 @@ func TestBatchedDoContextWithdrawn(t *testing.T) {
 		defer blockers.open()
 		blocker := func(w *Worker) { blockers.task(w) }
 		require.NoError(t, p.Go(blocker))
-		h0 := p.inj.taken() // D is at position h0+1
+		require.NoError(t, p.Go(blocker))
+		d := p.inj.taken() + 2 // D's position
 		ctx, cancel := context.WithCancel(context.Background())
 		var ran atomic.Bool
 		res := make(chan error, 1)
@@ -120,13 +164,13 @@ func TestBatchedDoContextWithdrawn(t *testing.T) {
 			_, err := DoContext(ctx, p, func(*Worker) int { ran.Store(true); return 1 })
 			res <- err
 		}()
-		eventually(t, "DoContext queued", func() bool { return queued(p) == 2 })
-		for range 3 {
+		eventually(t, "DoContext queued", func() bool { return queued(p) == 3 })
+		for range 2 {
 			require.NoError(t, p.Go(blocker))
 		}
 		g.open()
 		blockers.waitStarted(t, workers)
-		require.Greater(t, p.inj.taken(), h0+1, "D was taken from the queue in a batch")
+		require.Greater(t, p.inj.taken(), d, "D was taken from the queue in a batch")
 		cancel()
 		var err error
 		within(t, "DoContext withdrawn", func() { err = <-res })

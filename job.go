@@ -35,8 +35,8 @@ import (
 //     itself comes with the ref in a work value. Its outcome goes to its
 //     finish method: the panic handler for Go, the waiting caller for Do.
 //     A task that a worker took from the injector in a batch waits in that
-//     worker's deque as a kindBatch ref, parked in one of its batch slots,
-//     until it or a thief runs it like any other submitted task (batch.go).
+//     worker's run queue, not in a deque, until it or a thief runs it like
+//     any other submitted task (batch.go, runq.go).
 //
 // Frames and spawns are named by integers because the deques carry integers
 // only; submitted tasks are Go values because the injector carries those.
@@ -49,8 +49,7 @@ import (
 // Bit layout (named constants below; TestJobRefLayout pins it):
 //
 //	bits  0-31  index:  the join depth of a frame (kindFrame) or the slot
-//	                    number of a spawned job (kindSpawn) or of a task
-//	                    taken in a batch (kindBatch); 0 for kindTask
+//	                    number of a spawned job (kindSpawn); 0 for kindTask
 //	bits 32-47  worker: the index of the worker that owns the frame or the
 //	                    slot; 0 for kindTask
 //	bits 48-61  zero
@@ -61,8 +60,7 @@ import (
 // (Go's 1 GB maximum stack holds far fewer than 1<<32 nested joins, each
 // needing a few stack frames); a worker's spawn slots are bounded by memory
 // (a slot is 24 bytes, 1<<32 of them would be 96 GiB) and refSlots.grow
-// panics before the index could wrap; its batch slots hold little more
-// than one batch (a worker takes one only with an empty deque).
+// panics before the index could wrap.
 type jobRef uint64
 
 const (
@@ -79,7 +77,6 @@ const (
 	kindFrame = 0 // a join's second half: workers[worker].frames.at(index)
 	kindSpawn = 1 // a scope's task: workers[worker].spawns.slot(index)
 	kindTask  = 2 // a submitted task: work.task; never in a deque
-	kindBatch = 3 // a submitted task taken in a batch: workers[worker].batches.slot(index) (batch.go)
 )
 
 func frameRef(worker int, depth uint32) jobRef {
@@ -88,10 +85,6 @@ func frameRef(worker int, depth uint32) jobRef {
 
 func spawnRef(worker int, slot uint32) jobRef {
 	return jobRef(uint64(slot) | uint64(worker)<<refWorkerLow | kindSpawn<<refKindLow)
-}
-
-func batchRef(worker int, slot uint32) jobRef {
-	return jobRef(uint64(slot) | uint64(worker)<<refWorkerLow | kindBatch<<refKindLow)
 }
 
 // taskRef is the ref of every submitted task: the task is in work.task.
@@ -127,10 +120,6 @@ func (w *Worker) execute(wk work) {
 		o := w.pool.workerList()[r.worker()]
 		j := o.spawns.take(r.index(), o == w)
 		w.runSpawn(j.st, j.fn)
-	case kindBatch:
-		o := w.pool.workerList()[r.worker()]
-		t := o.batches.take(r.index(), o == w)
-		w.runTask(t.job, t.enq)
 	default:
 		w.runTask(wk.task, wk.enq)
 	}

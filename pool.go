@@ -483,7 +483,6 @@ func (p *Pool) release() {
 		w.deque = nil
 		w.frames.release()
 		w.spawns.release()
-		w.batches.release()
 		w.lastScope, w.origin = nil, nil
 		w.ctxs.Store(nil)
 	}

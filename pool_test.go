@@ -675,9 +675,6 @@ func retainedBytes(p *Pool) int {
 			if c := w.spawns.chunks[k].Load(); c != nil {
 				n += len(*c) * int(unsafe.Sizeof(refSlot[spawnJob]{}))
 			}
-			if c := w.batches.chunks[k].Load(); c != nil {
-				n += len(*c) * int(unsafe.Sizeof(refSlot[injTask]{}))
-			}
 		}
 		if w.lastScope != nil {
 			n += int(unsafe.Sizeof(Scope{}))

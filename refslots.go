@@ -7,18 +7,17 @@ import (
 )
 
 // refSlots holds jobs that one worker parked while their refs sit in a
-// deque: the tasks it spawned (Scope.Spawn, a refSlots[spawnJob]) and the
-// submitted tasks it took from the injector in a batch (batch.go, a
-// refSlots[injTask]). A deque carries integers only, so a job is parked in a
-// slot of its worker and the deque carries a ref naming the worker and the
-// slot (spawnRef, batchRef); any worker that wins the ref (a pop or a steal)
-// takes the job out of the slot and frees it (Worker.execute). Each kind has
-// slots of its own size: a spawn's slot stays 24 bytes.
+// deque: the tasks it spawned (Scope.Spawn, a refSlots[spawnJob]). A deque
+// carries integers only, so a job is parked in a slot of its worker and the
+// deque carries a ref naming the worker and the slot (spawnRef); any worker
+// that wins the ref (a pop or a steal) takes the job out of the slot and
+// frees it (Worker.execute). It is generic over the job so that a slot is
+// the job's size: a spawn's slot is 24 bytes.
 //
 // Every worker has its own slots, so a spawn touches no word shared by the
 // whole pool:
 //
-//   - alloc (the owner, from Scope.Spawn or takeBatch) pops its private free
+//   - alloc (the owner, from Scope.Spawn) pops its private free
 //     list: plain loads and stores. When it is empty, the owner takes every
 //     slot that other workers freed meanwhile with one Swap of remote, and
 //     only when that is empty too creates a new chunk.
@@ -59,7 +58,7 @@ type refSlots[T any] struct {
 
 // refSlot is one parked job.
 type refSlot[T any] struct {
-	// val is written by the owner (Scope.Spawn, Worker.takeBatch) before
+	// val is written by the owner (Scope.Spawn) before
 	// it pushes the ref, whose publication orders it; read and cleared by
 	// the worker that won the ref (take), before it frees the slot.
 	val T
@@ -138,8 +137,6 @@ func (s *refSlots[T]) release() {
 // only, with the free list empty.
 func (s *refSlots[T]) grow() {
 	if s.n == maxChunks {
-		// Only spawns get here: a worker parks at most injBatchMax
-		// tasks of a batch at a time.
 		panic("blitz: Scope.Spawn: too many pending spawned tasks on one worker")
 	}
 	k := s.n

@@ -100,11 +100,9 @@ func TestRefSlotsLayout(t *testing.T) {
 	assert.GreaterOrEqual(t, unsafe.Sizeof(s)-unsafe.Offsetof(s.remote)-unsafe.Sizeof(s.remote), line, "remote is within a line of what follows")
 }
 
-// TestRefSlotSizes pins the slot sizes: a spawn's slot is three words (its
-// scope, its function, the free-list link), and the batches' slots, which
-// hold a submitted task and its submit time, do not make it larger.
+// TestRefSlotSizes pins a spawn's slot: three words (its scope, its
+// function, the free-list link).
 func TestRefSlotSizes(t *testing.T) {
 	word := unsafe.Sizeof(uintptr(0))
 	assert.EqualValues(t, 3*word, unsafe.Sizeof(refSlot[spawnJob]{}), "a spawn's slot")
-	assert.LessOrEqual(t, unsafe.Sizeof(refSlot[injTask]{}), 4*word+8, "a batched task's slot")
 }

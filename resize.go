@@ -344,16 +344,18 @@ func (w *Worker) retire() {
 	w.retired.Store(true)
 }
 
-// runLeftovers runs the jobs left on w's own deque (retire, and a caller
-// giving back a borrowed worker: borrow.go) and reports whether there were
-// any.
+// runLeftovers runs the jobs left on w's own deque and in its run queue
+// (retire, and a caller giving back a borrowed worker: borrow.go) and
+// reports whether there were any.
 func (w *Worker) runLeftovers() (ran bool) {
 	for {
-		r, ok := w.deque.Pop()
-		if !ok {
+		if r, ok := w.deque.Pop(); ok {
+			w.execute(work{ref: r})
+		} else if t, ok := w.runq.pop(); ok {
+			w.execute(work{ref: taskRef, task: t.job, enq: t.enq})
+		} else {
 			return ran
 		}
-		w.execute(work{ref: r})
 		ran = true
 	}
 }

@@ -27,11 +27,13 @@ type Stats struct {
 	// counters below include what retired workers did.
 	Workers int
 	// Executed counts jobs a worker found and ran: popped from its deque
-	// outside the join fast path, stolen, or taken from the injector. A
-	// join half that its owner pops back and runs inline is not counted
-	// (that path is kept free of shared writes).
+	// or its run queue outside the join fast path, stolen, or taken from
+	// the injector. A join half that its owner pops back and runs inline is
+	// not counted (that path is kept free of shared writes).
 	Executed uint64
-	// Steals counts successful steals.
+	// Steals counts successful steals: one job from a deque, or the
+	// older half of another worker's run queue of submitted tasks (one
+	// steal, however many tasks it moved).
 	Steals uint64
 	// StealRetries counts sweeps over the victims that met contention
 	// (a Steal that answered Retry) and found nothing.
@@ -123,8 +125,8 @@ type workerStats struct {
 	// offered counts the lazy join halves offered on request (offer.go);
 	// read by the tests only.
 	offered uint64
-	// batched counts the submitted tasks this worker parked in its deque
-	// from batches it took from the injector (batch.go); read by the
+	// batched counts the submitted tasks this worker parked in its run
+	// queue from batches it took from the injector (batch.go); read by the
 	// tests only.
 	batched                   uint64
 	sleeps, joinSleeps, wakes atomic.Uint64

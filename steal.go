@@ -21,11 +21,13 @@ const maxStealPasses = 4
 // thousands spent its start-up in its own steal loops).
 //
 // Sampling is safe for progress: a job is never left behind by it. A job
-// sits in the deque of an awake worker (a worker empties its own deque
-// before it sleeps), which runs it itself if no thief comes, and a push
-// onto a deque that already held work wakes a sleeper
+// sits in the deque or the run queue of a worker that is awake or asleep
+// in a join that will end (it empties both before it sleeps idle), which
+// runs it itself if no thief comes, and a push onto a deque that already
+// held work, or of a batch into a run queue, wakes a sleeper
 // (sleep.NewInternalJobs). What sampling costs is only that an idle worker
-// of a very large pool may go to sleep without having looked at every deque.
+// of a very large pool may go to sleep without having looked at every
+// deque.
 const maxSweep = 64
 
 // steal takes the oldest job of another worker. Victims are tried tier by
@@ -90,6 +92,41 @@ func (w *Worker) steal() (jobRef, bool) {
 		atomics.SpinHint()
 	}
 	return 0, false
+}
+
+// stealRunq takes submitted tasks parked in another worker's run queue
+// (runq.go): the oldest to run now and, where park is true (batchable), the
+// rest of the older half into w's own run queue; otherwise the oldest
+// alone. Victims are swept from a random start, at most maxSweep of them,
+// in one pass: a queue that another thief is copying from is skipped, as
+// its owner is awake and runs what it holds.
+func (w *Worker) stealRunq(park bool) (work, bool) {
+	workers := w.pool.workerList()
+	n := len(workers) - 1
+	if n == 0 {
+		return work{}, false
+	}
+	most := 1
+	if park {
+		most = w.runq.room() + 1
+	}
+	k := 0
+	if n > 1 {
+		k = int(w.nextRand() % uint64(n))
+	}
+	for tries := min(n, maxSweep); tries > 0; tries-- {
+		v := workers[flatVictim(w.index, len(workers), k)]
+		if v.runq.len() > 0 {
+			if t, ok := v.runq.stealHalf(&w.runq, most); ok {
+				w.stats.bump(&w.stats.steals)
+				return work{ref: taskRef, task: t.job, enq: t.enq}, true
+			}
+		}
+		if k++; k == n {
+			k = 0
+		}
+	}
+	return work{}, false
 }
 
 // flatTierPlaceholder stands for the default flat tier in steal's loop over tiers:

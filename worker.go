@@ -169,12 +169,14 @@ type Worker struct {
 
 	_ atomics.Pad
 
-	// spawns parks the tasks this worker spawned, and batches the
-	// submitted tasks it took from the injector in a batch (batch.go),
-	// while their refs are queued (refslots.go): alloc by the worker
-	// goroutine, take by whichever worker wins a ref.
-	spawns  refSlots[spawnJob]
-	batches refSlots[injTask]
+	// spawns parks the tasks this worker spawned while their refs are
+	// queued (refslots.go): alloc by the worker goroutine, take by
+	// whichever worker wins a ref.
+	spawns refSlots[spawnJob]
+
+	// runq holds the submitted tasks this worker took in a batch and has
+	// not started (runq.go: who writes and reads what).
+	runq runq
 
 	frames frameStack
 
@@ -249,18 +251,30 @@ func (w *Worker) push(r jobRef) {
 }
 
 // findWork looks for a job: the worker's own deque (LIFO, the newest and
-// cache-warmest job), then the other workers' deques (FIFO steals, the
-// oldest and usually largest jobs), then the injector (a batch of its tasks
+// cache-warmest job) and run queue (its batch of submitted tasks), then the
+// other workers' deques (FIFO steals, the oldest and usually largest jobs)
+// and run queues (half of one), then the injector (a batch of its tasks
 // where batchable: batch.go).
 func (w *Worker) findWork() (work, bool) {
 	if r, ok := w.deque.Pop(); ok { // Pop skips the fence on an empty deque
 		return work{ref: r}, true
 	}
+	if !w.runq.empty() {
+		if t, ok := w.runq.pop(); ok {
+			return work{ref: taskRef, task: t.job, enq: t.enq}, true
+		}
+	}
 	if r, ok := w.steal(); ok {
 		return work{ref: r}, true
 	}
-	if w.batchable() {
-		return w.takeBatch()
+	if !w.alone { // alone, nobody else holds a run queue (retire empties its own)
+		batch := w.batchable()
+		if wk, ok := w.stealRunq(batch); ok {
+			return wk, true
+		}
+		if batch {
+			return w.takeBatch()
+		}
 	}
 	if j, enq, ok := w.pool.inj.pop(); ok {
 		return work{ref: taskRef, task: j, enq: enq}, true
