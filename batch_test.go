@@ -89,12 +89,15 @@ func TestBatchedTasksAreStolen(t *testing.T) {
 
 // TestBatchParkedBehindALongTask checks that the tasks a worker parked
 // from a batch do not wait behind the task it runs while the queue stays
-// long: the first task of the queue blocks until the 31 tasks that came
-// with it in its batch have run, and behind them wait many more. A worker
-// that looks for work steals half of another's run queue before it takes
-// from the injector, so the parked tasks run after a few batches of the
-// others, long before the queue drains (if they waited for the queue,
-// the blocked task would hold them until every later task had run).
+// long. The queue is [X, P1..P31, Y, L1..Ln] behind two held workers: the
+// first take is the batch X..P31, whose worker parks P1..P31 and runs X,
+// which blocks until they have all run; the other worker's first take
+// starts at Y, which waits until X has started (so its batch was parked:
+// a taker descheduled between its take and its park cannot let the queue
+// drain meanwhile). A worker that looks for work steals half of another's
+// run queue before it takes from the injector, so the parked tasks run
+// after at most one batch of later tasks; if they waited for the queue,
+// X would hold them until every later task had run.
 func TestBatchParkedBehindALongTask(t *testing.T) {
 	const parked = injBatchMax - 1
 	later := 4000
@@ -106,10 +109,10 @@ func TestBatchParkedBehindALongTask(t *testing.T) {
 		defer g.open()
 		g.occupy(t, p, workers)
 		var parkedRan, laterRan, laterAtLast atomic.Int64
-		allParked := make(chan struct{})
+		xStarted, allParked := make(chan struct{}), make(chan struct{})
 		var wg sync.WaitGroup
-		wg.Add(1 + parked + later)
-		require.NoError(t, p.Go(func(*Worker) { <-allParked; wg.Done() }))
+		wg.Add(1 + parked + 1 + later)
+		require.NoError(t, p.Go(func(*Worker) { close(xStarted); <-allParked; wg.Done() }))
 		for range parked {
 			require.NoError(t, p.Go(func(*Worker) {
 				if parkedRan.Add(1) == parked {
@@ -119,6 +122,7 @@ func TestBatchParkedBehindALongTask(t *testing.T) {
 				wg.Done()
 			}))
 		}
+		require.NoError(t, p.Go(func(*Worker) { <-xStarted; wg.Done() }))
 		for range later {
 			require.NoError(t, p.Go(func(*Worker) { laterRan.Add(1); wg.Done() }))
 		}
