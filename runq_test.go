@@ -145,25 +145,44 @@ func TestRunqStealUnderWay(t *testing.T) {
 
 // TestRunqStorm runs an owner that pushes batches and pops against thieves
 // that steal halves into queues of their own and pop them, under -race:
-// every task is taken exactly once, and, with more than one P, steals
-// overlapped the owner's pops (the victim popped while a steal was under
-// way).
+// every task is taken exactly once. One more thief steals slowly: it
+// claims a run (claimHalf), takes its tasks, yields, and only then ends
+// its steal (endSteal), so that the owner's pops land while a steal is
+// under way on any number of Ps. The storm repeats (at most 50 rounds)
+// until that happened, and asserts that it did.
 func TestRunqStorm(t *testing.T) {
 	total := 200000
 	if testing.Short() {
 		total = 20000
 	}
-	const thieves = 3
+	var overlapped, stolen int64
+	rounds := 0
+	for (overlapped == 0 || stolen == 0) && rounds < 50 {
+		rounds++
+		o, s := runqStormRound(t, total)
+		overlapped, stolen = overlapped+o, stolen+s
+	}
+	assert.Positive(t, overlapped, "the owner popped while a steal was under way")
+	assert.Positive(t, stolen, "stealHalf took tasks")
+	t.Logf("owner pops during a steal: %d, steals by stealHalf: %d, in %d rounds", overlapped, stolen, rounds)
+}
+
+// runqStormRound is one round of TestRunqStorm over total tasks; it returns
+// how many of the owner's pops found a steal under way, and how many
+// steals stealHalf made.
+func runqStormRound(t *testing.T, total int) (overlaps, steals int64) {
 	taken := make([]atomic.Int32, total)
 	var owner runq
-	var pushed, done atomic.Int64
-	var overlapped atomic.Int64
+	var done, overlapped, stolen atomic.Int64
 	take := func(it injTask) {
 		taken[it.job.(seqJob).n].Add(1)
 		done.Add(1)
 	}
+	// One fast thief per other P, so that the owner and the thieves run
+	// at once (spinning thieves beyond the Ps would take turns with it).
+	thieves := min(max(runtime.GOMAXPROCS(0)-1, 1), 3)
 	var wg sync.WaitGroup
-	wg.Add(thieves)
+	wg.Add(thieves + 1)
 	for range thieves {
 		go func() {
 			defer wg.Done()
@@ -174,11 +193,36 @@ func TestRunqStorm(t *testing.T) {
 					continue
 				}
 				if it, ok := owner.stealHalf(&own, own.room()+1); ok {
+					stolen.Add(1)
 					take(it)
+				} else {
+					runtime.Gosched() // let the owner run, on one P
 				}
 			}
 		}()
 	}
+	go func() { // the slow thief
+		defer wg.Done()
+		for turn := 0; done.Load() < int64(total); turn++ {
+			if turn%2 == 1 {
+				runtime.Gosched() // every other turn, leave the queue to the others
+				continue
+			}
+			real, n, ok := owner.claimHalf(injBatchMax)
+			if !ok {
+				runtime.Gosched()
+				continue
+			}
+			for i := range n {
+				s := &owner.slots[(real+i)%runqSize]
+				it := *s
+				*s = injTask{}
+				take(it)
+			}
+			runtime.Gosched() // the owner pops while this steal is under way
+			owner.endSteal()
+		}
+	}()
 	next := 0
 	for done.Load() < int64(total) {
 		if it, ok := owner.pop(); ok {
@@ -192,18 +236,12 @@ func TestRunqStorm(t *testing.T) {
 			n := min(1+next%injBatchMax, total-next, owner.room())
 			owner.pushBatch(runqTasks(next, n))
 			next += n
-			pushed.Add(int64(n))
+			runtime.Gosched() // let the thieves at it, on one P
 		}
 	}
 	wg.Wait()
 	for i := range taken {
 		require.EqualValues(t, 1, taken[i].Load(), "task %d", i)
 	}
-	// On one P a thief is descheduled inside its steal only by an
-	// asynchronous preemption, too rare to wait for; TestRunqStealUnderWay
-	// walks that interleaving step by step.
-	if runtime.GOMAXPROCS(0) > 1 {
-		assert.Positive(t, overlapped.Load(), "the owner popped while a steal was under way")
-	}
-	t.Logf("owner pops during a steal: %d", overlapped.Load())
+	return overlapped.Load(), stolen.Load()
 }
