@@ -59,9 +59,10 @@ package blitz
 // injBatchMax is the most tasks a worker takes from the injector at once.
 const injBatchMax = 32
 
-// batchable reports whether findWork may take a batch (see above): a pool
-// of several workers without a capacity, in the idle loop of the worker's
-// own goroutine. Owner-only.
+// batchable reports whether findWork may park tasks in the worker's run
+// queue, from a batch or from another run queue (see above): a pool of
+// several workers without a capacity, in the idle loop of the worker's own
+// goroutine. Owner-only.
 func (w *Worker) batchable() bool {
 	return !w.alone && w.waitKind == waitTerminate && w.pool.inj.capacity == 0
 }
