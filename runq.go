@@ -71,9 +71,13 @@ type runq struct {
 // batch: room).
 const runqSize = 2 * injBatchMax
 
-func runqHead(steal, real uint32) uint64 { return uint64(steal)<<32 | uint64(real) }
+// The layout of head (TestRunqHeadLayout pins it): real in bits 0-31,
+// steal in bits 32-63.
+const runqStealLow = 32
 
-func runqSplit(h uint64) (steal, real uint32) { return uint32(h >> 32), uint32(h) }
+func runqHead(steal, real uint32) uint64 { return uint64(steal)<<runqStealLow | uint64(real) }
+
+func runqSplit(h uint64) (steal, real uint32) { return uint32(h >> runqStealLow), uint32(h) }
 
 // room returns how many tasks pushBatch can take now. Owner-only; it can
 // only grow until the owner's next push.
