@@ -84,5 +84,5 @@ func (w *Worker) takeBatch() (work, bool) {
 		w.stats.add(&w.stats.batched, uint64(n-1))
 		p.sleep.NewInternalJobs(n-1, true)
 	}
-	return work{ref: taskRef, task: first.job, enq: first.enq}, true
+	return first.work(), true
 }

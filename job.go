@@ -103,6 +103,9 @@ type work struct {
 	enq  int64
 }
 
+// work is a submitted task taken from a run queue or a batch, as a job.
+func (t injTask) work() work { return work{ref: taskRef, task: t.job, enq: t.enq} }
+
 // execute runs one job: the only place where a worker dispatches on the
 // kind of job. Every caller found the job as its own (a pop, a successful
 // steal, a take from the injector), so nobody else runs it.

@@ -673,7 +673,7 @@ func retainedBytes(p *Pool) int {
 		}
 		for k := range w.spawns.chunks {
 			if c := w.spawns.chunks[k].Load(); c != nil {
-				n += len(*c) * int(unsafe.Sizeof(refSlot[spawnJob]{}))
+				n += len(*c) * int(unsafe.Sizeof(refSlot{}))
 			}
 		}
 		if w.lastScope != nil {

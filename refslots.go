@@ -6,13 +6,12 @@ import (
 	"github.com/blitz-go/blitz/atomics"
 )
 
-// refSlots holds jobs that one worker parked while their refs sit in a
-// deque: the tasks it spawned (Scope.Spawn, a refSlots[spawnJob]). A deque
-// carries integers only, so a job is parked in a slot of its worker and the
-// deque carries a ref naming the worker and the slot (spawnRef); any worker
-// that wins the ref (a pop or a steal) takes the job out of the slot and
-// frees it (Worker.execute). It is generic over the job so that a slot is
-// the job's size: a spawn's slot is 24 bytes.
+// refSlots holds the tasks one worker spawned (Scope.Spawn) while their
+// refs sit in a deque. A deque carries integers only, so a task is parked
+// in a slot of its worker and the deque carries a ref naming the worker and
+// the slot (spawnRef); any worker that wins the ref (a pop or a steal)
+// takes the task out of the slot and frees it (Worker.execute). A slot is
+// 24 bytes.
 //
 // Every worker has its own slots, so a spawn touches no word shared by the
 // whole pool:
@@ -34,7 +33,7 @@ import (
 // BenchmarkScopeSpawn (scope_bench_test.go) measures a spawn; its figures
 // against the former pool-wide free list are in
 // bench/results/scope-spawn-amd64.txt.
-type refSlots[T any] struct {
+type refSlots struct {
 	// free is the slot number + 1 of the first slot of the owner's free
 	// list (0: empty), linked through refSlot.next. n is the number of
 	// chunks created. Both owner-only.
@@ -42,7 +41,7 @@ type refSlots[T any] struct {
 	n    int
 	// chunks are written by the owner (grow) and loaded by any worker
 	// resolving a ref (slot).
-	chunks [maxChunks]atomic.Pointer[[]refSlot[T]]
+	chunks [maxChunks]atomic.Pointer[[]refSlot]
 
 	_ atomics.Pad
 
@@ -57,11 +56,11 @@ type refSlots[T any] struct {
 }
 
 // refSlot is one parked job.
-type refSlot[T any] struct {
+type refSlot struct {
 	// val is written by the owner (Scope.Spawn) before
 	// it pushes the ref, whose publication orders it; read and cleared by
 	// the worker that won the ref (take), before it frees the slot.
-	val T
+	val spawnJob
 	// next is the free-list link (slot number + 1): written by whoever
 	// frees the slot, before the free publishes it (the owner's own list,
 	// or remote's CAS), and read by the owner after it took it back.
@@ -75,13 +74,13 @@ type spawnJob struct {
 }
 
 // slot returns slot i; any worker holding a ref to it may call it.
-func (s *refSlots[T]) slot(i uint32) *refSlot[T] {
+func (s *refSlots) slot(i uint32) *refSlot {
 	k, off := chunkOf(i)
 	return &(*s.chunks[k].Load())[off]
 }
 
 // alloc takes a free slot. Owner only.
-func (s *refSlots[T]) alloc() uint32 {
+func (s *refSlots) alloc() uint32 {
 	if s.free == 0 {
 		s.free = s.remote.Swap(0)
 		if s.free == 0 {
@@ -96,11 +95,10 @@ func (s *refSlots[T]) alloc() uint32 {
 // take empties slot i, frees it and returns its job; the caller won the
 // slot's ref. byOwner says that the caller is the owner, which frees the
 // slot on its private list; any other worker frees it on remote.
-func (s *refSlots[T]) take(i uint32, byOwner bool) T {
+func (s *refSlots) take(i uint32, byOwner bool) spawnJob {
 	sl := s.slot(i)
 	v := sl.val
-	var zero T
-	sl.val = zero
+	sl.val = spawnJob{}
 	if byOwner {
 		sl.next = s.free
 		s.free = i + 1
@@ -112,7 +110,7 @@ func (s *refSlots[T]) take(i uint32, byOwner bool) T {
 
 // freeRemote pushes slot i (sl) on remote: a worker other than the owner
 // frees it.
-func (s *refSlots[T]) freeRemote(sl *refSlot[T], i uint32) {
+func (s *refSlots) freeRemote(sl *refSlot, i uint32) {
 	for {
 		h := s.remote.Load()
 		sl.next = h
@@ -125,7 +123,7 @@ func (s *refSlots[T]) freeRemote(sl *refSlot[T], i uint32) {
 // release drops every chunk, once no worker goroutine of the pool can
 // resolve a ref any more (Pool.release). The slots are free then: every
 // parked job ran before the pool drained.
-func (s *refSlots[T]) release() {
+func (s *refSlots) release() {
 	for k := range s.chunks {
 		s.chunks[k].Store(nil)
 	}
@@ -135,12 +133,12 @@ func (s *refSlots[T]) release() {
 
 // grow creates the next chunk and makes its slots the free list. Owner
 // only, with the free list empty.
-func (s *refSlots[T]) grow() {
+func (s *refSlots) grow() {
 	if s.n == maxChunks {
 		panic("blitz: Scope.Spawn: too many pending spawned tasks on one worker")
 	}
 	k := s.n
-	c := make([]refSlot[T], chunkLen(k))
+	c := make([]refSlot, chunkLen(k))
 	base := uint32(chunkBase * (1<<k - 1))
 	for i := range c[:len(c)-1] {
 		c[i].next = base + uint32(i) + 2 // slot number + 1 of the next one

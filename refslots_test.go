@@ -16,7 +16,7 @@ import (
 // while it is held, the owner reuses remotely freed slots (the Swap path
 // ran), and at the end every created slot is free exactly once.
 func TestRefSlotsRemoteFree(t *testing.T) {
-	var s refSlots[spawnJob]
+	var s refSlots
 	const thieves = 4
 	iters := 200000
 	if testing.Short() {
@@ -74,7 +74,7 @@ func TestRefSlotsRemoteFree(t *testing.T) {
 // TestRefSlotsOwnerOnly allocates and frees on the owner's path only: a
 // LIFO free list that never grows past the first chunk.
 func TestRefSlotsOwnerOnly(t *testing.T) {
-	var s refSlots[spawnJob]
+	var s refSlots
 	var out []uint32
 	for range 3 {
 		for range chunkBase {
@@ -93,7 +93,7 @@ func TestRefSlotsOwnerOnly(t *testing.T) {
 // every remote free, shares no cache line with the owner's fields before it
 // nor with what follows the slots in the Worker.
 func TestRefSlotsLayout(t *testing.T) {
-	var s refSlots[spawnJob]
+	var s refSlots
 	line := uintptr(atomics.CacheLineSize)
 	lastOwner := unsafe.Offsetof(s.chunks) + unsafe.Sizeof(s.chunks)
 	assert.GreaterOrEqual(t, unsafe.Offsetof(s.remote)-lastOwner, line, "remote is within a line of the owner's fields")
@@ -104,5 +104,5 @@ func TestRefSlotsLayout(t *testing.T) {
 // function, the free-list link).
 func TestRefSlotSizes(t *testing.T) {
 	word := unsafe.Sizeof(uintptr(0))
-	assert.EqualValues(t, 3*word, unsafe.Sizeof(refSlot[spawnJob]{}), "a spawn's slot")
+	assert.EqualValues(t, 3*word, unsafe.Sizeof(refSlot{}), "a spawn's slot")
 }

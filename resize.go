@@ -352,7 +352,7 @@ func (w *Worker) runLeftovers() (ran bool) {
 		if r, ok := w.deque.Pop(); ok {
 			w.execute(work{ref: r})
 		} else if t, ok := w.runq.pop(); ok {
-			w.execute(work{ref: taskRef, task: t.job, enq: t.enq})
+			w.execute(t.work())
 		} else {
 			return ran
 		}

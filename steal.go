@@ -119,7 +119,7 @@ func (w *Worker) stealRunq(park bool) (work, bool) {
 		if v.runq.len() > 0 {
 			if t, ok := v.runq.stealHalf(&w.runq, most); ok {
 				w.stats.bump(&w.stats.steals)
-				return work{ref: taskRef, task: t.job, enq: t.enq}, true
+				return t.work(), true
 			}
 		}
 		if k++; k == n {

@@ -223,12 +223,19 @@ func BenchmarkSubmitWorkers(b *testing.B) {
 						b.Fatalf("%d tasks ran, want %d", got, tasks)
 					}
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/tasks, "ns/task")
-				if cpu1, ok := processCPU(); ok && cpuOK {
-					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/tasks, "cpu-ns/task")
-				}
+				reportPerTask(b, tasks, cpu0, cpuOK)
 			})
 		}
+	}
+}
+
+// reportPerTask reports b's wall time per task (ns/task) and, where the
+// platform measures it (cpuOK), the process's CPU time per task since cpu0,
+// a processCPU reading taken before the loop (cpu-ns/task).
+func reportPerTask(b *testing.B, tasks int, cpu0 int64, cpuOK bool) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tasks), "ns/task")
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/float64(tasks), "cpu-ns/task")
 	}
 }
 
@@ -309,10 +316,7 @@ func BenchmarkSubmitWork(b *testing.B) {
 					submit(tasks)
 					wg.Wait()
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/tasks, "ns/task")
-				if cpu1, ok := processCPU(); ok && cpuOK {
-					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/tasks, "cpu-ns/task")
-				}
+				reportPerTask(b, tasks, cpu0, cpuOK)
 			})
 		}
 	}

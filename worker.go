@@ -172,7 +172,7 @@ type Worker struct {
 	// spawns parks the tasks this worker spawned while their refs are
 	// queued (refslots.go): alloc by the worker goroutine, take by
 	// whichever worker wins a ref.
-	spawns refSlots[spawnJob]
+	spawns refSlots
 
 	// runq holds the submitted tasks this worker took in a batch and has
 	// not started (runq.go: who writes and reads what).
@@ -261,7 +261,7 @@ func (w *Worker) findWork() (work, bool) {
 	}
 	if !w.runq.empty() {
 		if t, ok := w.runq.pop(); ok {
-			return work{ref: taskRef, task: t.job, enq: t.enq}, true
+			return t.work(), true
 		}
 	}
 	if r, ok := w.steal(); ok {
