@@ -73,7 +73,7 @@ func (w *Worker) batchable() bool {
 func (w *Worker) takeBatch() (work, bool) {
 	p := w.pool
 	buf := &w.batch
-	n := p.inj.popBatch(buf[:min(len(buf), w.runq.room()+1)], uint64(max(p.size.Load(), 1)))
+	n := p.inj.popBatch(buf[:min(len(buf), w.runq.room()+1)], uint64(max(p.active.Load(), 1)))
 	if n == 0 {
 		return work{}, false
 	}

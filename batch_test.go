@@ -196,8 +196,8 @@ func TestBatchNotTaken(t *testing.T) {
 		name string
 		opts []Option
 	}{
-		{"workers=1", []Option{WithWorkers(1)}},
-		{"capacity=64", []Option{WithWorkers(2), WithCapacity(64)}},
+		{"workers=1", []Option{WithWorkers(1), WithMaxWorkers(1)}},
+		{"capacity=64", []Option{WithWorkers(2), WithMaxWorkers(2), WithCapacity(64)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			withPool(t, tc.opts, func(p *Pool) {

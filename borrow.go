@@ -74,7 +74,7 @@ func (p *Pool) borrow() *Worker {
 		return nil
 	}
 	ws := p.workerList()
-	n := min(int(p.size.Load()), len(ws))
+	n := min(int(p.active.Load()), len(ws))
 	for i, w := range ws[:n] {
 		if !p.sleep.Borrow(i, &w.terminate, w.guest) {
 			continue
@@ -87,7 +87,7 @@ func (p *Pool) borrow() *Worker {
 		}
 		running.Set(w)
 		w.refreshAlone() // as the idle loop does before a job
-		p.followWake()   // as a woken worker does: a busy pool follows GOMAXPROCS (follow.go)
+		p.woke()         // as a woken worker does: follow.go, blocking.go
 		w.stats.bump(&w.stats.callerRuns)
 		return w
 	}
@@ -105,6 +105,7 @@ func (w *Worker) giveBack() {
 // endBorrow is giveBack's last step: after it the caller never touches w.
 func (w *Worker) endBorrow() {
 	p := w.pool
+	w.stats.bump(&w.stats.finished) // the borrow's busy mark ends (blocking.go)
 	running.Clear()
 	p.sleep.Return(w.index, p.hasInjectedJobs)
 	if p.closing.Load() {

@@ -173,7 +173,7 @@ func Broadcast[T any](r Runner, fn func(w *Worker) T) []T {
 		p.resizeMu.Unlock()
 		panic(fmt.Errorf("blitz: Broadcast: %w", ErrClosed))
 	}
-	ws := p.workerList()[:p.size.Load()]
+	ws := p.workerList()[:p.active.Load()]
 	b.results = make([]T, len(ws))
 	b.left.Store(int32(len(ws)))
 	for _, w := range ws {

@@ -372,7 +372,7 @@ func TestCrossPoolCycle(t *testing.T) {
 // runs; a running one is left to finish, and the caller gets its worker
 // back and the context's error.
 func TestDoContextFromOtherPoolStops(t *testing.T) {
-	withTwoPools(t, []Option{WithWorkers(1)}, []Option{WithWorkers(1), WithCapacity(4)}, func(p, q *Pool) {
+	withTwoPools(t, []Option{WithWorkers(1)}, []Option{WithWorkers(1), WithMaxWorkers(1), WithCapacity(4)}, func(p, q *Pool) {
 		g := newGate()
 		defer g.open()
 		g.occupy(t, q, 1) // q's only worker is held: a task given to q stays queued

@@ -13,7 +13,9 @@ import (
 )
 
 // hold occupies the pool's only worker until the returned function is
-// called, so that the examples can fill the queue exactly.
+// called, so that the examples can fill the queue exactly. Their pools are
+// made WithMaxWorkers(1): a pool otherwise adds a worker for the one held
+// (see "Blocking" in the package documentation).
 func hold(p *blitz.Pool) (release func()) {
 	started, done := make(chan struct{}), make(chan struct{})
 	if err := p.Go(func(*blitz.Worker) { close(started); <-done }); err != nil {
@@ -27,7 +29,7 @@ func hold(p *blitz.Pool) (release func()) {
 // answers 503 Service Unavailable when the queue is full, instead of letting
 // requests pile up.
 func ExampleTryDo() {
-	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithCapacity(1))
+	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithMaxWorkers(1), blitz.WithCapacity(1))
 	if err != nil {
 		panic(err)
 	}
@@ -78,7 +80,7 @@ func ExampleTryDo() {
 // GoContext waits for room in a full queue, but no longer than its context
 // allows; a task that was not let in never runs.
 func ExamplePool_GoContext() {
-	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithCapacity(1))
+	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithMaxWorkers(1), blitz.WithCapacity(1))
 	if err != nil {
 		panic(err)
 	}
@@ -105,7 +107,7 @@ func ExamplePool_GoContext() {
 // context ends first it says how much was left; the pool goes on draining,
 // and a later Close (or Shutdown) waits for the rest.
 func ExamplePool_Shutdown() {
-	p, err := blitz.New(blitz.WithWorkers(1))
+	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithMaxWorkers(1))
 	if err != nil {
 		panic(err)
 	}
@@ -135,7 +137,7 @@ func ExamplePool_Shutdown() {
 // WithCapacity bounds the queue of tasks waiting for a worker: TryGo refuses
 // at once when it is full, and Go waits for room.
 func ExampleWithCapacity() {
-	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithCapacity(2))
+	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithMaxWorkers(1), blitz.WithCapacity(2))
 	if err != nil {
 		panic(err)
 	}

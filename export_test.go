@@ -8,3 +8,9 @@ import "time"
 func withFollowHook(period time.Duration, f func(size int)) Option {
 	return func(c *config) { c.followHook, c.followPeriod = f, period }
 }
+
+// withMonitorHook sets the monitor's retire delay and a hook its every tick
+// calls under the resize lock (blocking.go).
+func withMonitorHook(retireAfter time.Duration, f func()) Option {
+	return func(c *config) { c.retireAfter, c.monitorHook = retireAfter, f }
+}

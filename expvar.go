@@ -19,7 +19,7 @@ import (
 //
 // The object's keys are the names of the Stats fields: Workers, Executed,
 // Steals, StealRetries, Injected, JoinsStolen, Sleeps, JoinSleeps, Wakes,
-// Respawns, Queued, Running, Completed, Rejected, Abandoned, Panics,
+// Respawns, Active, BlockedSeen, WorkersAdded, WorkersRetired, Queued, Running, Completed, Rejected, Abandoned, Panics,
 // HandlerPanics, CallerRuns, Placement (left out when the pool has no
 // placement), QueueWait and RunTime. Durations are integer nanoseconds, in keys ending in
 // Ns, as in the runtime's memstats. Each histogram is an object:
@@ -56,27 +56,31 @@ func (v statsVar) String() string {
 // statsJSON is the JSON form of Stats that Expvar shows. Its fields and their
 // order follow Stats; expvar_test.go checks that every Stats field is here.
 type statsJSON struct {
-	Workers       int
-	Executed      uint64
-	Steals        uint64
-	StealRetries  uint64
-	Injected      uint64
-	JoinsStolen   uint64
-	Sleeps        uint64
-	JoinSleeps    uint64
-	Wakes         uint64
-	Respawns      uint64
-	Placement     []WorkerPlacement `json:",omitempty"`
-	Queued        int
-	Running       int
-	Completed     uint64
-	Rejected      uint64
-	Abandoned     uint64
-	Panics        uint64
-	HandlerPanics uint64
-	CallerRuns    uint64
-	QueueWait     histogramJSON
-	RunTime       histogramJSON
+	Workers        int
+	Executed       uint64
+	Steals         uint64
+	StealRetries   uint64
+	Injected       uint64
+	JoinsStolen    uint64
+	Sleeps         uint64
+	JoinSleeps     uint64
+	Wakes          uint64
+	Respawns       uint64
+	Active         int
+	BlockedSeen    uint64
+	WorkersAdded   uint64
+	WorkersRetired uint64
+	Placement      []WorkerPlacement `json:",omitempty"`
+	Queued         int
+	Running        int
+	Completed      uint64
+	Rejected       uint64
+	Abandoned      uint64
+	Panics         uint64
+	HandlerPanics  uint64
+	CallerRuns     uint64
+	QueueWait      histogramJSON
+	RunTime        histogramJSON
 }
 
 // histogramJSON is the JSON form of a Histogram, with its quantiles.
@@ -95,27 +99,31 @@ type histogramJSON struct {
 
 func newStatsJSON(st Stats) statsJSON {
 	return statsJSON{
-		Workers:       st.Workers,
-		Executed:      st.Executed,
-		Steals:        st.Steals,
-		StealRetries:  st.StealRetries,
-		Injected:      st.Injected,
-		JoinsStolen:   st.JoinsStolen,
-		Sleeps:        st.Sleeps,
-		JoinSleeps:    st.JoinSleeps,
-		Wakes:         st.Wakes,
-		Respawns:      st.Respawns,
-		Placement:     st.Placement,
-		Queued:        st.Queued,
-		Running:       st.Running,
-		Completed:     st.Completed,
-		Rejected:      st.Rejected,
-		Abandoned:     st.Abandoned,
-		Panics:        st.Panics,
-		HandlerPanics: st.HandlerPanics,
-		CallerRuns:    st.CallerRuns,
-		QueueWait:     newHistogramJSON(&st.QueueWait),
-		RunTime:       newHistogramJSON(&st.RunTime),
+		Workers:        st.Workers,
+		Executed:       st.Executed,
+		Steals:         st.Steals,
+		StealRetries:   st.StealRetries,
+		Injected:       st.Injected,
+		JoinsStolen:    st.JoinsStolen,
+		Sleeps:         st.Sleeps,
+		JoinSleeps:     st.JoinSleeps,
+		Wakes:          st.Wakes,
+		Respawns:       st.Respawns,
+		Active:         st.Active,
+		BlockedSeen:    st.BlockedSeen,
+		WorkersAdded:   st.WorkersAdded,
+		WorkersRetired: st.WorkersRetired,
+		Placement:      st.Placement,
+		Queued:         st.Queued,
+		Running:        st.Running,
+		Completed:      st.Completed,
+		Rejected:       st.Rejected,
+		Abandoned:      st.Abandoned,
+		Panics:         st.Panics,
+		HandlerPanics:  st.HandlerPanics,
+		CallerRuns:     st.CallerRuns,
+		QueueWait:      newHistogramJSON(&st.QueueWait),
+		RunTime:        newHistogramJSON(&st.RunTime),
 	}
 }
 

@@ -122,13 +122,16 @@ func serverParkings() []Parking {
 
 // eachServer runs f as a subtest on a fresh pool (withPool: closed under the
 // watchdog and checked for leaks) for every backend and each worker count in
-// counts, with opts added to the backend and worker options.
+// counts, with opts added to the backend and worker options. The pool's cap
+// is its size (WithMaxWorkers): the server tests hold workers with gates to
+// fill queues to exact depths, which a pool that replaces blocked workers
+// would drain (blocking_test.go tests the replacement); opts may raise it.
 func eachServer(t *testing.T, counts []int, opts []Option, f func(t *testing.T, p *Pool, workers int)) {
 	t.Helper()
 	for _, k := range serverParkings() {
 		for _, n := range counts {
 			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
-				all := append([]Option{WithParking(k), WithWorkers(n)}, opts...)
+				all := append([]Option{WithParking(k), WithWorkers(n), WithMaxWorkers(n)}, opts...)
 				withPool(t, all, func(p *Pool) { f(t, p, n) })
 			})
 		}

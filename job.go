@@ -126,6 +126,7 @@ func (w *Worker) execute(wk work) {
 	default:
 		w.runTask(wk.task, wk.enq)
 	}
+	w.stats.bump(&w.stats.finished) // the monitor's busy mark ends (blocking.go)
 }
 
 // runSpawn runs a task of scope st on w. On a worker other than the scope's

@@ -31,6 +31,9 @@ type config struct {
 	workerStart  func(id int)    // WithWorkerStart
 	workerExit   func(id int)    // WithWorkerExit
 	noCallerRuns bool            // WithCallerRuns(false)
+	maxWorkers   int             // WithMaxWorkers; 0: DefaultMaxWorkers
+	retireAfter  time.Duration   // tests only: the monitor's retireAfter; 0: the default
+	monitorHook  func()          // tests only: the monitor's tick hook
 	errs         []error
 }
 
@@ -235,6 +238,25 @@ func WithStealTiers(tiers [][][]int) Option {
 	return func(c *config) { c.stealTiers = tiers }
 }
 
+// WithMaxWorkers caps the workers the pool runs at once, those it adds
+// while its workers are blocked included (see "Blocking" in the package
+// documentation). The default is DefaultMaxWorkers (10,000, the Go
+// runtime's default thread limit). A cap at or below the pool's size turns
+// the additions off: the pool then runs at most Workers tasks at once, as
+// a fixed set of goroutines would. n must be between 1 and
+// sleep.MaxWorkers. A pool whose workers lock OS threads (ParkingFutex, a
+// placement) also stays within the thread budget WithWorkers describes,
+// and one with a placement or WithStealTiers never grows.
+func WithMaxWorkers(n int) Option {
+	return func(c *config) {
+		if n < 1 || n > sleep.MaxWorkers {
+			c.fail("WithMaxWorkers(%d): the cap must be between 1 and %d", n, sleep.MaxWorkers)
+			return
+		}
+		c.maxWorkers = n
+	}
+}
+
 func (c *config) resolve() error {
 	if c.workers == 0 {
 		c.follow = true
@@ -245,6 +267,9 @@ func (c *config) resolve() error {
 	}
 	if c.name == "" {
 		c.name = "blitz"
+	}
+	if c.maxWorkers == 0 {
+		c.maxWorkers = DefaultMaxWorkers
 	}
 	if c.sampleEvery == 0 {
 		c.sampleEvery = DefaultLatencySampling

@@ -42,6 +42,8 @@ type Pool struct {
 	workers atomic.Pointer[[]*Worker]
 	// The pool's size and following state (resize.go).
 	resizing
+	// The blocked-worker monitor (blocking.go).
+	monitor
 	sleep        *sleep.Sleep
 	backend      backend
 	panicHandler func(v any, stack []byte)
@@ -210,6 +212,7 @@ func New(opts ...Option) (*Pool, error) {
 		releaseThreads(locked)
 		return nil, err
 	}
+	p.initMonitor(&c, n)
 	for _, w := range p.workerList() {
 		p.startWorker(w)
 	}
@@ -230,7 +233,7 @@ func (p *Pool) newWorker(i int) *Worker {
 		cpu:   -1,
 	}
 	w.frames.init(i)
-	w.seenSize = int32(p.size.Load())
+	w.seenSize = int32(p.active.Load())
 	w.parker = &countingParker{Parker: p.backend.newParker(), w: w}
 	if p.callerRuns {
 		w.guest = &countingParker{Parker: p.backend.newParker(), w: w}
@@ -456,6 +459,7 @@ func (p *Pool) finishClose() {
 	p.resizeMu.Lock()
 	p.stopping.Store(true)
 	p.stopFollowing()
+	p.stopMonitor()
 	for _, w := range p.workerList() {
 		w.kick()
 		w.wakeDormant()

@@ -71,10 +71,19 @@ type resizing struct {
 	// (finishClose), the following check and Broadcast's posting.
 	resizeMu sync.Mutex
 
-	// size is the number of active workers. Stored under resizeMu by New
-	// and Resize; loaded by the idle loop of every worker (retiring), by
-	// Workers and Stats. sync/atomic, sequentially consistent.
+	// size is the number of workers the pool is sized to (Workers): New's
+	// count, Resize's or the GOMAXPROCS it follows. Stored under resizeMu
+	// by New and Resize; loaded by Workers, Stats, the follower and the
+	// monitor. sync/atomic, sequentially consistent.
 	size atomic.Int32
+
+	// active is the number of active workers: size, plus the workers the
+	// monitor added for blocked ones (blocking.go), which it retires when
+	// they idle. Stored under resizeMu by New, Resize and the monitor;
+	// loaded by the idle loop of every worker (retiring, refreshAlone), by
+	// the batch share, borrowing, Broadcast and Stats. sync/atomic,
+	// sequentially consistent.
+	active atomic.Int32
 
 	// stopping is set, under resizeMu, by Close once the pool drained;
 	// loaded by the idle loop after it Reset its latch. sync/atomic.
@@ -107,6 +116,7 @@ type resizing struct {
 // initResizing sets the size state of a pool of n workers made with c.
 func (p *Pool) initResizing(c *config, n int) {
 	p.size.Store(int32(n))
+	p.active.Store(int32(n))
 	p.maxWorkers = sleep.MaxWorkers
 	if c.stealTiers != nil || c.place.requested() {
 		p.maxWorkers = n
@@ -156,9 +166,29 @@ func (p *Pool) Resize(n int) error {
 	return p.resizeLocked(n)
 }
 
-// resizeLocked is Resize under resizeMu, on an open pool, n in range.
+// resizeLocked is Resize under resizeMu, on an open pool, n in range: the
+// size, and the active workers with it. The workers the monitor added for
+// blocked ones stay on top of the new size: they serve work that waits
+// behind blocked tasks, whatever the size, and retire when they idle
+// (blocking.go).
 func (p *Pool) resizeLocked(n int) error {
-	old := int(p.size.Load())
+	size := int(p.size.Load())
+	if n == size {
+		return nil
+	}
+	extra := max(int(p.active.Load())-size, 0)
+	if err := p.activate(min(n+extra, p.maxWorkers)); err != nil {
+		return err
+	}
+	p.size.Store(int32(n))
+	return nil
+}
+
+// activate changes the number of active workers to n (see Resizing): it
+// starts new workers, wakes retired ones below n and kicks those above it.
+// Under resizeMu, before stopping; n in [1, p.maxWorkers].
+func (p *Pool) activate(n int) error {
+	old := int(p.active.Load())
 	if n == old {
 		return nil
 	}
@@ -170,7 +200,7 @@ func (p *Pool) resizeLocked(n int) error {
 			return err
 		}
 	}
-	p.size.Store(int32(n))
+	p.active.Store(int32(n))
 	if n < old {
 		for _, w := range ws[n:old] {
 			w.kick()
@@ -243,7 +273,7 @@ func (p *Pool) addWorkers(ws []*Worker, n int) ([]*Worker, error) {
 // refreshAlone updates alone and stealable after a change of the pool's
 // size; w's own goroutine calls it in its idle loop, before a job.
 func (w *Worker) refreshAlone() {
-	n := w.pool.size.Load()
+	n := w.pool.active.Load()
 	if n == w.seenSize && !w.alonePending {
 		return
 	}
@@ -269,8 +299,8 @@ func (w *Worker) refreshAlone() {
 	w.alone = true
 }
 
-// retiring reports whether w is above the pool's size.
-func (w *Worker) retiring() bool { return w.index >= int(w.pool.size.Load()) }
+// retiring reports whether w is above the pool's active workers.
+func (w *Worker) retiring() bool { return w.index >= int(w.pool.active.Load()) }
 
 // kick makes w's idle loop return and look at the pool's size: Set its
 // idle latch, and wake it if it sleeps on it.

@@ -55,6 +55,19 @@ type Stats struct {
 	// Respawns counts worker goroutines replaced after a task called
 	// runtime.Goexit.
 	Respawns uint64
+	// Active is the number of workers serving now: Workers, plus the
+	// workers the pool added while its workers were blocked (see
+	// "Blocking" in the package documentation), less those retiring.
+	Active int
+	// BlockedSeen counts blocked workers the monitor saw while work
+	// waited, summed over its ticks: a worker blocked for three ticks
+	// counts three times.
+	BlockedSeen uint64
+	// WorkersAdded counts the workers the pool added for blocked ones (by
+	// the monitor, or at once by Block); WorkersRetired those of them it
+	// retired when they idled. Active - Workers = WorkersAdded -
+	// WorkersRetired while no Resize intervenes.
+	WorkersAdded, WorkersRetired uint64
 	// Placement says, per worker, which CPU the placement chose and
 	// whether the worker is pinned to it (or why not). Nil for a pool
 	// without placement (WithPlacement, WithCPUs). Set once when each
@@ -128,7 +141,11 @@ type workerStats struct {
 	// batched counts the submitted tasks this worker parked in its run
 	// queue from batches it took from the injector (batch.go); read by the
 	// tests only.
-	batched                   uint64
+	batched uint64
+	// finished counts the jobs this worker finished (execute) and the
+	// calls run by a borrower that ended; the worker is busy while
+	// executed+callerRuns is ahead of it (blocking.go). Read by the monitor.
+	finished                  uint64
 	sleeps, joinSleeps, wakes atomic.Uint64
 }
 
@@ -146,7 +163,11 @@ func (p *Pool) Stats() Stats {
 	if p == nil {
 		panic("blitz: Pool.Stats: nil *Pool")
 	}
-	st := Stats{Workers: int(p.size.Load()), Respawns: p.respawns.Load(), Placement: p.placementStats()}
+	st := Stats{
+		Workers: int(p.size.Load()), Active: int(p.active.Load()),
+		BlockedSeen: p.monitor.blockedSeen.Load(), WorkersAdded: p.monitor.added.Load(), WorkersRetired: p.monitor.retired.Load(),
+		Respawns: p.respawns.Load(), Placement: p.placementStats(),
+	}
 	// The queue counters first: the worker records a task's metrics before
 	// rootDone's release store of its finished count, so the metrics
 	// loaded after the acquire loads of those counts include every task
@@ -214,7 +235,7 @@ func (c *countingParker) Park() {
 		s.joinSleeps.Add(1)
 	}
 	c.Parker.Park()
-	c.w.pool.followWake() // a slow path: follow.go
+	c.w.pool.woke() // a slow path: follow.go, blocking.go
 }
 
 func (c *countingParker) Unpark() {

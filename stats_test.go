@@ -130,7 +130,7 @@ func TestStatsServerSampling(t *testing.T) {
 // makes the lower bounds large enough (milliseconds) to catch a duration
 // recorded in the wrong unit or from the wrong clock reading.
 func TestStatsLatencyBounds(t *testing.T) {
-	withPool(t, []Option{WithWorkers(1), WithLatencySampling(1)}, func(p *Pool) {
+	withPool(t, []Option{WithWorkers(1), WithMaxWorkers(1), WithLatencySampling(1)}, func(p *Pool) {
 		t0 := time.Now()
 		g := newGate()
 		defer g.open()

@@ -117,7 +117,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 		}
 		if wk, ok := w.findWork(); ok {
 			s.WorkFound()
-			w.pool.followWake() // two loads (follow.go)
+			w.pool.woke() // four loads (follow.go, blocking.go)
 			// Run whatever else is there before counting this worker
 			// idle again. rayon-core re-enters the inactive count after
 			// every job; under a stream of submitted tasks that is two

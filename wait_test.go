@@ -21,10 +21,12 @@ import (
 // half stolen and held by a gate) with a submitted task queued, and lets
 // the joiner run out of idle rounds and sleep: the task must not run on the
 // joiner meanwhile. It runs once the join is done and the worker is idle.
+// The pool is capped at its size (WithMaxWorkers), so that no worker added
+// for the two blocked ones takes the task first (blocking.go).
 func TestJoinWaitRunsNoUnrelatedTask(t *testing.T) {
 	for _, k := range testParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
-			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2), WithMaxWorkers(2)}, func(p *Pool) {
 				bStarted, queued, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
 				var released, ranEarly atomic.Bool
 				gDone := make(chan struct{})

@@ -115,6 +115,12 @@ type Worker struct {
 	// sync/atomic.
 	retired atomic.Bool
 
+	// blocking counts the calls of Block in progress on this worker's
+	// goroutine (blocking.go): while it is not 0 the monitor leaves the
+	// worker out of its counts. Changed by the goroutine running the worker
+	// around each Block call, loaded by the monitor. sync/atomic.
+	blocking atomic.Int32
+
 	// requests are the Broadcast calls addressed to this worker
 	// (broadcast.go).
 	requests requestBox
@@ -299,6 +305,9 @@ func (w *Worker) run() {
 			// worker to a new goroutine, which runs the start hook
 			// again after this one's exit hook.
 			p.respawns.Add(1)
+			// The jobs the Goexit unwound never counted finished: the
+			// worker starts again between jobs (blocking.go).
+			w.stats.add(&w.stats.finished, w.stats.executed+w.stats.callerRuns-w.stats.finished)
 			p.startWorker(w)
 		}
 		p.workerExited()

@@ -20,6 +20,8 @@ type Collector struct {
 	completed, rejected, panics *prometheus.Desc
 	abandoned, handlerPanics    *prometheus.Desc
 	callerRuns                  *prometheus.Desc
+	active, blockedSeen         *prometheus.Desc
+	added, retired              *prometheus.Desc
 	queueWait, runTime          *prometheus.Desc
 }
 
@@ -47,6 +49,11 @@ func NewCollector(src Source, name string) *Collector {
 			"Panics of the panic handler itself, recovered by the pool (Stats.HandlerPanics)."),
 		callerRuns: desc("caller_runs_total",
 			"Run and Do calls that ran on their calling goroutine as a sleeping worker, never queued (Stats.CallerRuns)."),
+		active: desc("workers_active", "Workers serving now: the pool's size plus those added while workers were blocked (Stats.Active)."),
+		blockedSeen: desc("blocked_workers_seen_total",
+			"Blocked workers seen while work waited, summed over the monitor's ticks (Stats.BlockedSeen)."),
+		added:     desc("workers_added_total", "Workers added for blocked ones (Stats.WorkersAdded)."),
+		retired:   desc("workers_retired_total", "Added workers retired once idle (Stats.WorkersRetired)."),
 		queueWait: desc("task_queue_wait_seconds", "Time from submission to start, of the sampled submitted tasks."),
 		runTime:   desc("task_run_seconds", "Time from start to end, of the sampled submitted tasks."),
 	}
@@ -54,7 +61,7 @@ func NewCollector(src Source, name string) *Collector {
 
 // Describe sends the descriptors of every metric Collect sends.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.handlerPanics, c.callerRuns, c.queueWait, c.runTime} {
+	for _, d := range []*prometheus.Desc{c.workers, c.queued, c.running, c.completed, c.rejected, c.abandoned, c.panics, c.handlerPanics, c.callerRuns, c.active, c.blockedSeen, c.added, c.retired, c.queueWait, c.runTime} {
 		ch <- d
 	}
 }
@@ -77,6 +84,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.panics, s.panics)
 	counter(c.handlerPanics, s.handlerPanics)
 	counter(c.callerRuns, s.callerRuns)
+	gauge(c.active, s.active)
+	counter(c.blockedSeen, s.blockedSeen)
+	counter(c.added, s.added)
+	counter(c.retired, s.retired)
 	for _, h := range []struct {
 		d *prometheus.Desc
 		h histogram

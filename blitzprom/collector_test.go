@@ -80,15 +80,17 @@ func TestNewCollectorPanicsOnNilSource(t *testing.T) {
 // series the collector exports, then the histograms after the pool drains.
 func TestCollectorExportsPoolStats(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithCapacity(1), blitz.WithLatencySampling(1),
+	// WithMaxWorkers(1): the blocked worker must not be replaced, so that
+	// the queued task stays queued.
+	p, err := blitz.New(blitz.WithWorkers(1), blitz.WithMaxWorkers(1), blitz.WithCapacity(1), blitz.WithLatencySampling(1),
 		blitz.WithParking(blitz.ParkingPortable))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
 	c := NewCollector(p, "test")
-	if n := testutil.CollectAndCount(c); n != 11 {
-		t.Errorf("CollectAndCount = %d series, want 11", n)
+	if n := testutil.CollectAndCount(c); n != 15 {
+		t.Errorf("CollectAndCount = %d series, want 15", n)
 	}
 	if problems, err := testutil.CollectAndLint(c); err != nil || len(problems) > 0 {
 		t.Errorf("CollectAndLint: %v, %v", problems, err)
@@ -141,9 +143,15 @@ blitz_tasks_running{pool="test"} 1
 # HELP blitz_workers Number of workers of the pool.
 # TYPE blitz_workers gauge
 blitz_workers{pool="test"} 1
+# HELP blitz_workers_active Workers serving now: the pool's size plus those added while workers were blocked (Stats.Active).
+# TYPE blitz_workers_active gauge
+blitz_workers_active{pool="test"} 1
+# HELP blitz_workers_added_total Workers added for blocked ones (Stats.WorkersAdded).
+# TYPE blitz_workers_added_total counter
+blitz_workers_added_total{pool="test"} 0
 `
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want),
-		"blitz_caller_runs_total", "blitz_handler_panics_total", "blitz_task_panics_total", "blitz_tasks_abandoned_total", "blitz_tasks_queued", "blitz_tasks_rejected_total", "blitz_tasks_running", "blitz_workers"); err != nil {
+		"blitz_caller_runs_total", "blitz_handler_panics_total", "blitz_task_panics_total", "blitz_tasks_abandoned_total", "blitz_tasks_queued", "blitz_tasks_rejected_total", "blitz_tasks_running", "blitz_workers", "blitz_workers_active", "blitz_workers_added_total"); err != nil {
 		t.Error(err)
 	}
 

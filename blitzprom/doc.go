@@ -23,6 +23,10 @@
 //	blitz_task_panics_total              counter    submitted tasks that panicked (Stats.Panics)
 //	blitz_handler_panics_total           counter    panics of the panic handler itself (Stats.HandlerPanics)
 //	blitz_caller_runs_total              counter    Run and Do calls that ran on their caller, never queued (Stats.CallerRuns)
+//	blitz_workers_active                 gauge      workers serving now, those added for blocked ones included (Stats.Active)
+//	blitz_blocked_workers_seen_total     counter    blocked workers seen while work waited, per monitor tick (Stats.BlockedSeen)
+//	blitz_workers_added_total            counter    workers added for blocked ones (Stats.WorkersAdded)
+//	blitz_workers_retired_total          counter    added workers retired once idle (Stats.WorkersRetired)
 //	blitz_task_queue_wait_seconds        histogram  submission to start (Stats.QueueWait)
 //	blitz_task_run_seconds               histogram  start to end (Stats.RunTime)
 //

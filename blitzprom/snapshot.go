@@ -12,6 +12,8 @@ type snapshot struct {
 	completed, rejected, panics uint64
 	handlerPanics, callerRuns   uint64
 	abandoned                   uint64
+	active                      int
+	blockedSeen, added, retired uint64
 	queueWait, runTime          histogram
 }
 
@@ -44,6 +46,7 @@ func snapshotOf(st blitz.Stats) snapshot {
 		workers: st.Workers, queued: st.Queued, running: st.Running,
 		completed: st.Completed, rejected: st.Rejected, panics: st.Panics, abandoned: st.Abandoned,
 		handlerPanics: st.HandlerPanics, callerRuns: st.CallerRuns,
+		active: st.Active, blockedSeen: st.BlockedSeen, added: st.WorkersAdded, retired: st.WorkersRetired,
 		queueWait: histogramOf(&st.QueueWait), runTime: histogramOf(&st.RunTime),
 	}
 }

@@ -1,0 +1,379 @@
+package blitz
+
+import (
+	"runtime/metrics"
+	"sync/atomic"
+	"time"
+
+	"github.com/blitz-go/blitz/atomics"
+)
+
+// Blocked workers.
+//
+// A server's tasks block: on a database or RPC call, a file, a lock, a
+// channel, another task. A worker whose task blocks serves nobody until the
+// task returns, and a pool of GOMAXPROCS workers whose tasks all block runs
+// nothing while its queue grows; tasks that wait for tasks queued behind
+// them wait for good. Go's scheduler meets the same problem with threads
+// blocked in system calls: sysmon sees a P held by a thread in a syscall
+// for a whole tick and hands the P to another thread. The pool does the
+// same with workers, through a monitor that runs only while the pool
+// works.
+//
+// Vocabulary. A worker is busy while it runs a job (Worker.execute) or a
+// caller runs as it (borrow.go): its started count (stats.executed plus
+// stats.callerRuns) is ahead of its finished count (stats.finished), both
+// written by the worker's goroutine with release stores. It is stuck when
+// it is busy and neither count moved since the monitor's previous tick: it
+// has been in the same job for a whole tick. A stuck worker either runs a
+// long CPU-bound job or is blocked; the scheduler tells which. Go 1.26's
+// runtime/metrics counts the goroutines running and runnable (the Ps in
+// _Prunning, the run queues); a stuck worker that is neither is blocked.
+// The monitor cannot tell which goroutines are its workers, so it takes
+// every running or runnable goroutine but itself as a busy worker that is
+// not blocked: blocked = min(stuck, busy - (running - 1) - runnable). Other
+// goroutines of the program only make it see fewer blocked workers, never
+// more.
+//
+// What the monitor does. Each tick (Pool.monitorTick, under resizeMu):
+//
+//  1. It reads every active worker's two counts and finds the busy, stuck
+//     and idle ones, and what waits for a worker: the injector's tasks,
+//     the run queues' and whether any deque holds a job.
+//  2. If work waits and some worker is blocked, it adds as many workers as
+//     tasks wait, up to the pool's cap (WithMaxWorkers): a plain goroutine
+//     per task is what the program would have had without the pool, and
+//     adding one worker per blocked worker (Go's one-for-one hand-off)
+//     takes a tick per doubling, milliseconds that a burst of 200 blocking
+//     tasks on two workers would wait. The added workers take the queued
+//     tasks, steal what the blocked workers' run queues and deques hold,
+//     and go idle like any other.
+//  3. Workers above the pool's size (Workers) retire once they are not
+//     needed: when, for a whole retireAfter, no work waited and at least k
+//     workers were idle at every tick, the monitor retires k of them (the
+//     top ones, as a shrink by Resize does: a busy one retires when its task
+//     returns).
+//  4. It backs off as sysmon does: ticks start at monitorMin and double
+//     after monitorQuiet ticks that added nothing, up to monitorMax; an
+//     addition starts them over. It stops (disarms) when no worker is busy,
+//     nothing waits and no added worker is left, and the next worker that
+//     wakes arms it again (Pool.woke): a Dekker pair on armed and pending,
+//     as the GOMAXPROCS follower's (follow.go).
+//
+// A CPU-bound job that runs long is stuck but running: the monitor adds
+// nobody for it, and backs off to monitorMax while it runs. A worker waiting
+// for the stolen half of a join (an isolated wait, wait.go) that parks is
+// blocked to the monitor, as it is to the requests queued behind it: a
+// replacement serves them, and the joiner's half still runs on its thief.
+// With Go older than 1.26 the scheduler counts are missing: a worker is then
+// taken as blocked once it has been stuck for monitorStuckTicks ticks.
+//
+// Block (the hint) adds a worker at once, before the call blocks, when no
+// worker sleeps; the caller's worker is left out of the monitor's counts
+// while the call runs (Worker.blocking), as it is replaced already.
+//
+// Where it cannot add. A pool whose workers have a placement or explicit
+// steal tiers (planned for New's workers only) has no room to grow; its cap
+// is its size. A pool whose workers lock OS threads (futex parking) adds
+// workers within the thread budget (threads.go); past it the addition fails
+// and the next tick tries again.
+
+const (
+	// monitorMin is the first tick's delay after the monitor is armed, and
+	// the delay after an addition. Go's timers fire about a millisecond late
+	// when every P is idle (as they are when the workers block), so this is
+	// what a blocked worker waits for, at worst twice, before it is seen.
+	monitorMin = 500 * time.Microsecond
+	// monitorMax is the longest delay between two ticks.
+	monitorMax = 10 * time.Millisecond
+	// monitorQuiet is the number of ticks that add nothing before the
+	// delay starts doubling.
+	monitorQuiet = 4
+	// monitorStuckTicks is how many ticks a worker must be stuck to count as
+	// blocked where the scheduler's counts are missing (Go before 1.26).
+	monitorStuckTicks = 3
+	// defaultRetireAfter is how long the monitor waits, with workers idle
+	// and no work waiting, before it retires workers it added. ants retires
+	// an idle worker after a second, too.
+	defaultRetireAfter = time.Second
+	// DefaultMaxWorkers is the default cap on a pool's workers, those
+	// added for blocked workers included (WithMaxWorkers): the Go runtime's
+	// default thread limit (debug.SetMaxThreads), a server's worth of
+	// blocked calls in flight.
+	DefaultMaxWorkers = 10000
+)
+
+// monitor is the blocked-worker monitor's state, embedded in Pool.
+type monitor struct {
+	// armed says whether a tick is scheduled or running; pending that a
+	// worker woke since the last tick looked. Both sync/atomic: the Dekker
+	// pair of Pool.woke and the disarming tick (see Blocked workers, 4).
+	armed, pending atomic.Bool
+
+	// The fields below are the tick's own: written and read under
+	// resizeMu by monitorTick (and set up by New).
+	timer    *time.Timer
+	interval time.Duration
+	quiet    int
+	// seen holds each worker's counts at the previous tick.
+	seen []workerSeen
+	// idleSince is when the current run of idle ticks with nothing
+	// waiting began (zero for none), and idleLeast the fewest idle workers
+	// one of them saw.
+	idleSince time.Time
+	idleLeast int
+	// retireAfter is defaultRetireAfter but in tests.
+	retireAfter time.Duration
+	// sched reads the scheduler's counts (nil where Go has none).
+	sched []metrics.Sample
+
+	// maxActive caps the active workers (WithMaxWorkers, at least the
+	// pool's size). Immutable after New.
+	maxActive int
+
+	// The counters Stats reports. Written under resizeMu, loaded by
+	// Stats; sync/atomic.
+	blockedSeen, added, retired atomic.Uint64
+
+	// ticked, if set, is called by every tick under resizeMu after it
+	// acted (tests: export_test.go).
+	ticked func()
+}
+
+// workerSeen is one worker's counts at a tick, and for how many ticks in a
+// row it has been stuck.
+type workerSeen struct {
+	started, finished uint64
+	stuckTicks        int
+}
+
+// schedMetrics are the scheduler counts the monitor reads.
+var schedMetrics = []string{
+	"/sched/goroutines/running:goroutines",
+	"/sched/goroutines/runnable:goroutines",
+}
+
+// initMonitor sets up the monitor of a pool of n workers made with c.
+func (p *Pool) initMonitor(c *config, n int) {
+	m := &p.monitor
+	m.maxActive = max(n, min(c.maxWorkers, p.maxWorkers))
+	m.retireAfter = defaultRetireAfter
+	if c.retireAfter > 0 {
+		m.retireAfter = c.retireAfter
+	}
+	m.ticked = c.monitorHook
+	m.interval = monitorMin
+	s := make([]metrics.Sample, len(schedMetrics))
+	for i, name := range schedMetrics {
+		s[i].Name = name
+	}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 {
+		m.sched = s
+	}
+	m.timer = time.AfterFunc(time.Hour, p.monitorTick)
+	m.timer.Stop() // disarmed: the first worker that finds work arms it (woke)
+}
+
+// woke is called by a worker that woke from a park or found work after it
+// was idle, and by a caller that borrowed a worker: it marks the follower
+// and the monitor pending, and arms whichever is disarmed. Four loads when
+// both are armed and pending.
+func (p *Pool) woke() {
+	p.followWake()
+	m := &p.monitor
+	if !m.pending.Load() {
+		m.pending.Store(true)
+	}
+	if !m.armed.Load() && m.armed.CompareAndSwap(false, true) {
+		m.timer.Reset(monitorMin)
+	}
+}
+
+// stopMonitor stops the monitor's timer, under resizeMu, as Close stops the
+// workers (finishClose). A tick already waiting for resizeMu sees stopping
+// and returns.
+func (p *Pool) stopMonitor() {
+	p.monitor.armed.Store(true) // nobody arms it again
+	p.monitor.timer.Stop()
+}
+
+// monitorTick is the monitor's timer function (see Blocked workers).
+func (p *Pool) monitorTick() {
+	m := &p.monitor
+	p.resizeMu.Lock()
+	defer p.resizeMu.Unlock()
+	if p.stopping.Load() {
+		return // stays armed: nobody arms it again
+	}
+	woke := m.pending.Swap(false)
+	ws := p.workerList()
+	active := int(p.active.Load())
+	for len(m.seen) < len(ws) {
+		m.seen = append(m.seen, workerSeen{})
+	}
+	busy, stuck, stuckLong, idle := 0, 0, 0, 0
+	waiting := p.inj.len()
+	deques := false
+	for i, w := range ws[:active] {
+		s := &w.stats
+		// finished first: a count started after this load is seen by the
+		// next one, so started >= finished in what the tick sees.
+		f := atomics.LoadAcquire64(&s.finished)
+		st := atomics.LoadAcquire64(&s.executed) + atomics.LoadAcquire64(&s.callerRuns)
+		seen := &m.seen[i]
+		switch {
+		case w.blocking.Load() != 0:
+			seen.stuckTicks = 0 // replaced by Block already
+		case st == f:
+			idle++
+			seen.stuckTicks = 0
+		case st == seen.started && f == seen.finished:
+			busy++
+			stuck++
+			if seen.stuckTicks++; seen.stuckTicks >= monitorStuckTicks {
+				stuckLong++
+			}
+		default:
+			busy++
+			seen.stuckTicks = 0
+		}
+		seen.started, seen.finished = st, f
+		waiting += w.runq.len()
+		if !deques && !w.deque.IsEmpty() {
+			deques = true
+		}
+	}
+	if deques {
+		waiting++ // at least one job; how many does not matter to the addition
+	}
+	added := 0
+	if stuck > 0 && waiting > 0 {
+		if blocked := m.blocked(busy, stuck, stuckLong); blocked > 0 {
+			m.blockedSeen.Add(uint64(blocked))
+			added = p.addForBlocked(min(waiting, m.maxActive-active))
+		}
+	}
+	p.retireIdle(active, idle, waiting)
+	if m.ticked != nil {
+		m.ticked()
+	}
+	if added > 0 {
+		m.interval, m.quiet = monitorMin, 0
+	} else if m.quiet++; m.quiet > monitorQuiet {
+		m.interval = min(2*m.interval, monitorMax)
+	}
+	if busy == 0 && waiting == 0 && !woke && int(p.active.Load()) <= int(p.size.Load()) {
+		// Nothing to watch: disarm, then look at pending again (the other
+		// half of woke's Dekker pair).
+		m.armed.Store(false)
+		m.interval, m.quiet = monitorMin, 0
+		m.idleSince = time.Time{}
+		if !m.pending.Load() || !m.armed.CompareAndSwap(false, true) {
+			return
+		}
+	}
+	m.timer.Reset(m.interval)
+}
+
+// blocked estimates how many of the stuck workers are blocked (see Blocked
+// workers): those the scheduler does not count as running or runnable.
+func (m *monitor) blocked(busy, stuck, stuckLong int) int {
+	if m.sched == nil {
+		return stuckLong
+	}
+	metrics.Read(m.sched)
+	running := int(m.sched[0].Value.Uint64())
+	runnable := int(m.sched[1].Value.Uint64())
+	notBlocked := max(running-1, 0) + runnable // but the monitor's own goroutine
+	return min(stuck, busy-notBlocked)
+}
+
+// addForBlocked activates k more workers for blocked ones (waking retired
+// workers first, then making new ones) and returns how many it added: none
+// where the pool is at its cap or out of OS threads. Under resizeMu, on an
+// open pool or one draining for Close (not stopping).
+func (p *Pool) addForBlocked(k int) int {
+	if k <= 0 {
+		return 0
+	}
+	old := int(p.active.Load())
+	if err := p.activate(old + k); err != nil {
+		return 0
+	}
+	p.monitor.added.Add(uint64(k))
+	return k
+}
+
+// retireIdle is step 3 of a tick (see Blocked workers): active workers were
+// active, idle of them idle, and waiting things waited for a worker.
+func (p *Pool) retireIdle(active, idle, waiting int) {
+	m := &p.monitor
+	extra := active - int(p.size.Load())
+	if extra <= 0 || waiting > 0 || idle == 0 {
+		m.idleSince = time.Time{}
+		return
+	}
+	now := time.Now()
+	if m.idleSince.IsZero() {
+		m.idleSince, m.idleLeast = now, idle
+		return
+	}
+	m.idleLeast = min(m.idleLeast, idle)
+	if now.Sub(m.idleSince) < m.retireAfter {
+		return
+	}
+	k := min(extra, m.idleLeast)
+	_ = p.activate(active - k) // a shrink cannot fail
+	m.retired.Add(uint64(k))
+	m.idleSince = time.Time{}
+}
+
+// Block runs fn, a call that will block (a database or RPC call, a file, a
+// lock, a channel, another task), on the calling task's goroutine, after
+// making sure that the pool goes on serving meanwhile: when no worker of
+// w's pool sleeps, it adds one at once, within the pool's cap
+// (WithMaxWorkers), so the work queued behind the call does not wait for
+// the monitor to notice that w is blocked. The worker added retires once
+// the pool is idle again. fn's panic and Goexit go on as if fn had been
+// called directly. Pools find blocked workers by themselves (see
+// "Blocking" in the package documentation): Block only saves the delay.
+//
+// A nil fn panics.
+func (w *Worker) Block(fn func()) {
+	if w == nil {
+		panic("blitz: Worker.Block: nil *Worker")
+	}
+	if fn == nil {
+		panic("blitz: Worker.Block: nil function")
+	}
+	w.blocking.Add(1)
+	defer w.blocking.Add(-1)
+	p := w.pool
+	if !p.sleep.HasSleepers() {
+		p.resizeMu.Lock()
+		if !p.stopping.Load() {
+			if active := int(p.active.Load()); active < p.monitor.maxActive {
+				p.addForBlocked(1)
+			}
+		}
+		p.resizeMu.Unlock()
+		p.woke() // the monitor retires the worker later
+	}
+	fn()
+}
+
+// Block runs fn, a call that will block, as Worker.Block does when the
+// calling goroutine runs a task of a pool, and calls fn directly otherwise:
+// code deep in a library, which has no *Worker at hand, can mark its
+// blocking calls. A nil fn panics.
+func Block(fn func()) {
+	if fn == nil {
+		panic("blitz: Block: nil function")
+	}
+	if w := currentWorker(); w != nil {
+		w.Block(fn)
+		return
+	}
+	fn()
+}

@@ -1,0 +1,412 @@
+package blitz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// blockingParkings are the backends the blocking tests run on: every real
+// one, but ParkingSpin only where its idle workers spin on few tasks (each
+// added worker of a spin pool burns a CPU until it retires).
+func blockingParkings() []Parking { return serverParkings() }
+
+// waitersFor is how many tasks wait on the last one in
+// TestTasksWaitingOnTheLastOne: 1,000 (the issue's server, a call in flight
+// per worker), 100 under -short, and fewer on the spinning backend.
+func waitersFor(k Parking) int {
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	if k == ParkingSpin {
+		n = min(n, 64)
+	}
+	return n
+}
+
+// TestTasksWaitingOnTheLastOne submits n tasks that all wait for the last one
+// to close a channel, to a pool of one worker: plain goroutines complete
+// this, and so must the pool, by adding workers for the blocked ones. The
+// rare path (an addition) is checked from Stats.
+func TestTasksWaitingOnTheLastOne(t *testing.T) {
+	for _, k := range blockingParkings() {
+		for _, workers := range []int{1, 2} {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
+				withPool(t, []Option{WithParking(k), WithWorkers(workers)}, func(p *Pool) {
+					n := waitersFor(k)
+					last := make(chan struct{})
+					var ran, waited atomic.Int64
+					var wg sync.WaitGroup
+					wg.Add(n + 1)
+					for range n {
+						require.NoError(t, p.Go(func(*Worker) {
+							defer wg.Done()
+							ran.Add(1)
+							<-last
+							waited.Add(1)
+						}))
+					}
+					require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); ran.Add(1); close(last) }))
+					within(t, "tasks waiting on the last one", wg.Wait)
+					assert.Equal(t, int64(n+1), ran.Load(), "tasks run")
+					assert.Equal(t, int64(n), waited.Load(), "waiters released")
+					st := p.Stats()
+					assert.Positive(t, st.WorkersAdded, "workers added for the blocked ones")
+					assert.Positive(t, st.BlockedSeen, "blocked workers seen")
+					assert.Equal(t, workers, st.Workers, "the pool's size is unchanged")
+					assert.LessOrEqual(t, st.Active, DefaultMaxWorkers)
+				})
+			})
+		}
+	}
+}
+
+// TestGroupLimitAboveWorkers runs a Group with SetLimit(4) on a pool of two
+// workers whose tasks block until four of them are inside at once (a
+// barrier, reused by each wave of four): errgroup runs four goroutines, and
+// the pool must reach the limit too. Eight tasks, two waves; the most at once
+// is exactly the limit.
+func TestGroupLimitAboveWorkers(t *testing.T) {
+	for _, k := range blockingParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				const limit, tasks = 4, 8
+				var mu sync.Mutex
+				inside, most, wave := 0, 0, 0
+				cond := sync.NewCond(&mu)
+				g, _ := NewGroup(context.Background(), p)
+				g.SetLimit(limit)
+				for range tasks {
+					g.Go(func(*Worker) error {
+						mu.Lock()
+						defer mu.Unlock()
+						inside++
+						most = max(most, inside)
+						my := wave
+						if inside == limit {
+							wave++
+							inside = 0
+							cond.Broadcast()
+						}
+						for wave == my {
+							cond.Wait()
+						}
+						return nil
+					})
+				}
+				within(t, "Wait", func() { require.NoError(t, g.Wait()) })
+				assert.Equal(t, limit, most, "most tasks inside at once")
+				assert.Equal(t, tasks/limit, wave, "waves")
+			})
+		})
+	}
+}
+
+// TestGroupTasksWaitOnALaterTask is the issue's case: eight tasks of a Group
+// wait on a channel that a ninth, given to Go last, closes.
+func TestGroupTasksWaitOnALaterTask(t *testing.T) {
+	for _, k := range blockingParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				ch := make(chan struct{})
+				var released atomic.Int64
+				g, _ := NewGroup(context.Background(), p)
+				for range 8 {
+					g.Go(func(*Worker) error { <-ch; released.Add(1); return nil })
+				}
+				g.Go(func(*Worker) error { close(ch); return nil })
+				within(t, "Wait", func() { require.NoError(t, g.Wait()) })
+				assert.Equal(t, int64(8), released.Load())
+			})
+		})
+	}
+}
+
+// TestJoinHalfWaitsForTheOther forks a join whose first half waits for the
+// second, on a pool of two workers whose other worker is held by a task:
+// `go b(); a()` completes with goroutines, and the pool replaces the
+// blocked first half so that the second is stolen and run. (On a pool of
+// one worker the worker keeps its deque to itself while it runs a job: the
+// package documentation lists that case.)
+func TestJoinHalfWaitsForTheOther(t *testing.T) {
+	for _, k := range blockingParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				g := newGate()
+				defer g.open()
+				g.occupy(t, p, 1)
+				for range 5 {
+					ch := make(chan struct{})
+					got := doW(t, p, func(w *Worker) int {
+						a, b := Join(w, func(*Worker) int { <-ch; return 1 }, func(*Worker) int { close(ch); return 2 })
+						return a + b
+					})
+					require.Equal(t, 3, got)
+				}
+				g.open()
+				assert.Positive(t, p.Stats().WorkersAdded, "workers added")
+			})
+		})
+	}
+}
+
+// TestCPUBoundTaskIsNotBlocked runs a CPU-bound task on a pool of one worker,
+// with a task queued behind it, for as many monitor ticks as it takes to
+// see the worker stuck several times: the monitor sees a running worker,
+// and adds nobody.
+func TestCPUBoundTaskIsNotBlocked(t *testing.T) {
+	var ticks atomic.Int64
+	withPool(t, []Option{WithWorkers(1), withMonitorHook(0, func() { ticks.Add(1) })}, func(p *Pool) {
+		var spins atomic.Int64
+		done := make(chan struct{})
+		require.NoError(t, p.Go(func(*Worker) {
+			for start := ticks.Load(); ticks.Load() < start+2*monitorStuckTicks+2; {
+				spins.Add(1) // CPU work: never blocks, never yields
+			}
+		}))
+		require.NoError(t, p.Go(func(*Worker) { close(done) }))
+		waitOrDump(t, done, "the queued task")
+		st := p.Stats()
+		assert.Zero(t, st.WorkersAdded, "workers added for a CPU-bound task")
+		assert.Positive(t, spins.Load())
+	})
+}
+
+// TestBlockAddsAWorkerAtOnce checks the hint: on a pool of one worker whose
+// only worker runs the task, Block adds a worker before fn runs, and the
+// queued task that fn waits for runs on it.
+func TestBlockAddsAWorkerAtOnce(t *testing.T) {
+	for _, k := range blockingParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(1)}, func(p *Pool) {
+				ch := make(chan struct{})
+				var addedBefore uint64
+				done := make(chan struct{})
+				require.NoError(t, p.Go(func(w *Worker) {
+					defer close(done)
+					require.NoError(t, p.Go(func(*Worker) { close(ch) }))
+					w.Block(func() {
+						addedBefore = p.Stats().WorkersAdded
+						<-ch
+					})
+				}))
+				waitOrDump(t, done, "the blocking task")
+				assert.Equal(t, uint64(1), addedBefore, "workers added when fn started")
+			})
+		})
+	}
+}
+
+// TestBlockOutsideAPool runs fn directly, and nil functions panic.
+func TestBlockOutsideAPool(t *testing.T) {
+	ran := false
+	Block(func() { ran = true })
+	assert.True(t, ran)
+	requirePanicMessage(t, "blitz: Block: nil function", func() { Block(nil) })
+	requirePanicMessage(t, "blitz: Worker.Block: nil *Worker", func() { (*Worker)(nil).Block(func() {}) })
+	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+		requireTaskPanics(t, p, "blitz: Worker.Block: nil function", func(w *Worker) { w.Block(nil) })
+	})
+}
+
+// TestBlockPanicAndGoexitStorm runs, on every backend, a storm of tasks that
+// call Block (the method and the function) around a wait on a later task,
+// where fn returns, panics or calls runtime.Goexit. The panics reach the
+// callers (Do) or the panic handler (Go), the Goexits end their tasks only,
+// every task runs once, every worker's Block count is back to 0, and once
+// the storm is over the pool retires what it added.
+func TestBlockPanicAndGoexitStorm(t *testing.T) {
+	rounds := 300
+	if testing.Short() {
+		rounds = 60
+	}
+	for _, k := range blockingParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			var handled atomic.Int64
+			opts := []Option{WithParking(k), WithWorkers(2), WithPanicHandler(func(any, []byte) { handled.Add(1) }),
+				withMonitorHook(time.Millisecond, nil)}
+			withPool(t, opts, func(p *Pool) {
+				var ran, returned, goexits atomic.Int64
+				var doPanics atomic.Int64
+				var wg sync.WaitGroup
+				for i := range rounds {
+					gate := make(chan struct{})
+					body := func(w *Worker) {
+						ran.Add(1)
+						fn := func() {
+							<-gate
+							switch i % 3 {
+							case 1:
+								panic("block")
+							case 2:
+								goexits.Add(1)
+								runtime.Goexit()
+							}
+						}
+						if i%2 == 0 {
+							w.Block(fn)
+						} else {
+							Block(fn)
+						}
+						returned.Add(1)
+					}
+					wg.Add(2)
+					if i%4 == 0 {
+						go func() {
+							defer wg.Done()
+							err := func() (err error) {
+								defer func() {
+									if r := recover(); r != nil {
+										err, _ = r.(error)
+									}
+								}()
+								Do(p, func(w *Worker) struct{} { body(w); return struct{}{} })
+								return nil
+							}()
+							if errors.Is(err, ErrPanic) {
+								doPanics.Add(1)
+							}
+						}()
+					} else {
+						require.NoError(t, p.Go(func(w *Worker) { defer wg.Done(); body(w) }))
+					}
+					require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); close(gate) }))
+				}
+				within(t, "the storm", wg.Wait)
+				assert.Equal(t, int64(rounds), ran.Load(), "tasks run")
+				// Every round ends one way: fn returned, panicked (to a
+				// Do caller or the handler) or called Goexit.
+				assert.Equal(t, int64(rounds), returned.Load()+doPanics.Load()+handled.Load()+goexits.Load(), "outcomes")
+				for _, w := range p.workerList() {
+					assert.Zero(t, w.blocking.Load(), "worker %d's Block count", w.index)
+				}
+				eventually(t, "the added workers retiring", func() bool { return p.Stats().Active == p.Workers() })
+				st := p.Stats()
+				assert.Positive(t, st.WorkersRetired, "added workers retired")
+			})
+		})
+	}
+}
+
+// TestBlockingStorm mixes, on every backend, tasks that block on later
+// tasks, CPU fork-join (fib through Join) and Resize calls, then checks
+// that every task ran exactly once, that the pool added workers (the rare
+// path) and retired them back to its size, and Closes it (withPool) with
+// nothing left running.
+func TestBlockingStorm(t *testing.T) {
+	rounds, chain := 200, 20
+	if testing.Short() {
+		rounds, chain = 40, 8
+	}
+	for _, k := range blockingParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2), withMonitorHook(time.Millisecond, nil)}, func(p *Pool) {
+				runs := make([]atomic.Int32, rounds*chain)
+				var fibs atomic.Int64
+				var wg sync.WaitGroup
+				stop := make(chan struct{})
+				resized := make(chan struct{})
+				go func() { // the resizer
+					defer close(resized)
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						_ = p.Resize(1 + i%3)
+						runtime.Gosched()
+					}
+				}()
+				for r := range rounds {
+					// A chain: task j waits for task j+1, submitted after it.
+					chs := make([]chan struct{}, chain)
+					for j := range chs {
+						chs[j] = make(chan struct{})
+					}
+					for j := range chain {
+						wg.Add(1)
+						require.NoError(t, p.Go(func(w *Worker) {
+							defer wg.Done()
+							runs[r*chain+j].Add(1)
+							if j+1 < chain {
+								<-chs[j+1]
+							}
+							close(chs[j])
+						}))
+					}
+					wg.Add(1)
+					require.NoError(t, p.Go(func(w *Worker) {
+						defer wg.Done()
+						if fibArgs(w, 15) == seqFib(15) {
+							fibs.Add(1)
+						}
+					}))
+				}
+				within(t, "the storm", wg.Wait)
+				close(stop)
+				<-resized
+				require.NoError(t, p.Resize(2))
+				for i := range runs {
+					require.Equal(t, int32(1), runs[i].Load(), "runs of task %d", i)
+				}
+				assert.Equal(t, int64(rounds), fibs.Load(), "fork-joins right")
+				st := p.Stats()
+				assert.Positive(t, st.WorkersAdded, "workers added")
+				eventually(t, "the pool back to its size", func() bool { return p.Stats().Active == 2 })
+			})
+		})
+	}
+}
+
+// TestMonitorDisarmsWhenIdle checks that the monitor stops once the pool has
+// nothing to watch, after a task's Goexit too (the replaced goroutine's
+// jobs never count finished on their own: worker.go squares the counts),
+// and that the next task arms it again.
+func TestMonitorDisarmsWhenIdle(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2), withMonitorHook(time.Millisecond, nil)}, func(p *Pool) {
+		done := make(chan struct{})
+		require.NoError(t, p.Go(func(*Worker) { defer close(done); runtime.Goexit() }))
+		waitOrDump(t, done, "the Goexit task")
+		eventually(t, "the monitor disarming", func() bool { return !p.monitor.armed.Load() })
+		doW(t, p, func(*Worker) int { return 0 })
+		// Armed by the worker that found the task; it disarms again.
+		eventually(t, "the monitor disarming again", func() bool { return !p.monitor.armed.Load() })
+		for _, w := range p.workerList() {
+			s := &w.stats
+			assert.Equal(t, s.executed+s.callerRuns, s.finished, "worker %d's started and finished counts", w.index)
+		}
+	})
+}
+
+// TestWithMaxWorkers checks the option's bounds and that a cap at the
+// pool's size turns the additions off.
+func TestWithMaxWorkers(t *testing.T) {
+	for _, n := range []int{0, -1, 1 << 16} {
+		_, err := New(WithMaxWorkers(n))
+		assert.ErrorContains(t, err, "WithMaxWorkers", "WithMaxWorkers(%d)", n)
+	}
+	withPool(t, []Option{WithWorkers(1), WithMaxWorkers(1)}, func(p *Pool) {
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, 1)
+		var ran atomic.Int64
+		require.NoError(t, p.Go(func(*Worker) { ran.Add(1) }))
+		// Wait for the monitor to look several times at the blocked
+		// worker and the queued task.
+		start := p.monitor.blockedSeen.Load()
+		eventually(t, "the monitor seeing the blocked worker", func() bool { return p.monitor.blockedSeen.Load() >= start+2 })
+		assert.Zero(t, ran.Load(), "the queued task ran on an added worker")
+		assert.Zero(t, p.Stats().WorkersAdded)
+		g.open()
+	})
+}
