@@ -430,9 +430,10 @@ func TestSelfCallWhileLent(t *testing.T) {
 	})
 }
 
-// TestGroupGoAfterWait checks that a Group refuses a task given after its
-// Wait returned, with a panic naming the call, so that its error or panic is
-// never left for a Wait that nobody calls.
+// TestGroupGoAfterWait checks that a Group may be reused, as errgroup's:
+// a task given after its Wait returned runs, for a group made with the pool
+// and for one made with a *Worker and waited for by its task, and a later
+// Wait waits for it.
 func TestGroupGoAfterWait(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
 		for _, r := range []Runner{p, nil} {
@@ -449,9 +450,10 @@ func TestGroupGoAfterWait(t *testing.T) {
 				g.Go(func(*Worker) error { return nil })
 				require.NoError(t, g.Wait())
 			}
-			requirePanicMessage(t, "blitz: Group.Go: called after Wait returned; a Group runs one batch of tasks, make a new one", func() {
-				g.Go(func(*Worker) error { panic("never runs") })
-			})
+			var ran atomic.Bool
+			g.Go(func(*Worker) error { ran.Store(true); return nil })
+			within(t, "Wait of the second batch", func() { require.NoError(t, g.Wait()) })
+			assert.True(t, ran.Load(), "the task given after Wait ran")
 		}
 	})
 }

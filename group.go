@@ -13,7 +13,9 @@ import (
 
 // A Group runs tasks that return an error on a pool, like
 // golang.org/x/sync/errgroup runs goroutines: the first error cancels the
-// group's context and is what Wait returns. Create one with NewGroup.
+// group's context and is what Wait returns. Create one with NewGroup, or use
+// the zero Group, as errgroup's: it runs its tasks on Default() and has no
+// context, so nothing is cancelled.
 //
 // Go submits each task to the group's pool (the Runner it was made with, or
 // the pool of that *Worker), so idle workers start it at once, and also
@@ -44,24 +46,45 @@ import (
 //
 // Tasks should not wait for each other: a task blocked on another that has
 // not started holds its worker, and on a pool of one worker, for good. A
-// Group must not be copied after first use. It runs one batch of tasks: Go
-// may be called, from any goroutine, tasks of the group included, until
-// Wait returns; a Go after that panics (the task would run with nobody to
-// report its error or its panic to).
+// Group must not be copied after first use.
+//
+// Go may be called at any time, from any goroutine, tasks of the group
+// included: while Wait waits (Wait then waits for that task too) and after
+// it returned. So a Group may be reused, as errgroup's may: a Go after Wait
+// returned starts a new batch of tasks, which the next Wait waits for (a
+// batch that no Wait waits for reports its panics to nobody). What Wait
+// reports then follows errgroup, and blitz's rules for panics:
+//
+//   - the first error is the group's for good: every later Wait returns it
+//     too, and the group's context, cancelled by the first error or the
+//     first Wait, stays cancelled (a new, unrelated job wants a new Group);
+//   - a panic or a Goexit belongs to its task's batch: every Wait reports it
+//     until a Go starts a new batch, whose Waits report only the panics and
+//     Goexits of its own tasks (a panic recovered from one Wait is not
+//     raised again by the next batch's). A Wait whose goroutine is ended by
+//     a Goexit of a task it ran itself reports that Goexit, and leaves a
+//     panic of the same batch to the next Wait.
 type Group struct {
+	// pool is the pool that runs the tasks: NewGroup's Runner's, or, in
+	// the zero Group, Default() from its first Go on. Written once: by
+	// NewGroup, or by Go and TryGo under mu (bind).
 	pool   *Pool
-	cancel context.CancelCauseFunc
+	cancel context.CancelCauseFunc // nil in the zero Group: no context
 
 	mu sync.Mutex
 	// cond is signalled (Broadcast, under mu) when pending drops to 0 and
-	// when a task is queued.
+	// when a task is queued. Its L is set with pool.
 	cond     sync.Cond
 	pending  int          // tasks given to Go and not finished (or failed to submit)
 	queue    []*groupTask // tasks for a Wait on a worker to claim; some may be claimed already
-	err      error        // the first error
-	panicked *PanicError  // the first panic
-	goexit   bool         // a task called runtime.Goexit
-	waited   bool         // Wait has returned (or is returning): Go panics
+	err      error        // the first error, for the group's life
+	panicked *PanicError  // the first panic of the batch
+	goexit   bool         // a task of the batch called runtime.Goexit
+	// reported is set when a Wait has reported panicked and goexit: it saw
+	// pending at 0 and returned, panicked or called runtime.Goexit. So
+	// pending is 0 while it is set, and the next Go or admitted TryGo,
+	// starting a new batch, clears it with them (newBatch).
+	reported bool
 	// waiters are the Waits of tasks of other pools, asleep in their
 	// worker's loan (Worker.waitCall) until pending drops to 0.
 	waiters []groupWaiter
@@ -70,8 +93,9 @@ type Group struct {
 	// free: it then counts in active until it finishes, sits in queue and
 	// is submitted to the pool. Otherwise it waits in waiting (FIFO from
 	// waitHead) until a finishing task or SetLimit admits it.
-	limit    int // slots; -1 (the zero Group's 0 is never used: NewGroup sets it) for no limit
-	active   int // tasks admitted and not finished
+	limited  bool // SetLimit set a limit; false (the zero Group's) for none
+	limit    int  // slots, when limited
+	active   int  // tasks admitted and not finished
 	waiting  []*groupTask
 	waitHead int
 }
@@ -122,7 +146,7 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 	if ctx == nil {
 		panic("blitz: NewGroup: nil context")
 	}
-	g := &Group{limit: -1}
+	g := new(Group)
 	switch r := r.(type) {
 	case *Pool:
 		g.pool = r
@@ -145,20 +169,18 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 // Go starts fn(w) in the group (see Group for where), w being the worker
 // running it. fn runs exactly once, even if the group's context was already
 // cancelled: like an errgroup goroutine it should watch the context itself.
-// Go may be called from any goroutine, tasks of the group included, until
-// Wait returns; after that it panics. If the pool refuses the task (it is
-// closing), the group records an error wrapping ErrClosed instead of
-// running fn. A nil fn panics.
+// Go may be called from any goroutine, tasks of the group included, at any
+// time; after Wait returned, it starts a new batch (see Group). If the pool
+// refuses the task (it is closing), the group records an error wrapping
+// ErrClosed instead of running fn. A nil fn panics.
 func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		panic("blitz: Group.Go: nil function")
 	}
 	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
 	g.mu.Lock()
-	if g.waited {
-		g.mu.Unlock()
-		panic("blitz: Group.Go: called after Wait returned; a Group runs one batch of tasks, make a new one")
-	}
+	g.bind()
+	g.newBatch()
 	g.pending++
 	if g.admit(t) {
 		g.mu.Unlock()
@@ -181,22 +203,19 @@ func (g *Group) Go(fn func(w *Worker) error) {
 
 // TryGo starts fn like Go if a slot is free (see SetLimit) and reports
 // whether it did; with no slot free it returns false at once and fn never
-// runs. Without a limit it is Go and returns true. It panics after Wait
-// returned, as Go does. A nil fn panics.
+// runs. Without a limit it is Go and returns true. A nil fn panics.
 func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	if fn == nil {
 		panic("blitz: Group.TryGo: nil function")
 	}
 	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
 	g.mu.Lock()
-	if g.waited {
-		g.mu.Unlock()
-		panic("blitz: Group.TryGo: called after Wait returned; a Group runs one batch of tasks, make a new one")
-	}
+	g.bind()
 	if !g.admit(t) {
 		g.mu.Unlock()
 		return false
 	}
+	g.newBatch()
 	g.pending++
 	g.mu.Unlock()
 	g.start(t)
@@ -210,12 +229,9 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 // lowering it lets the tasks under way finish and admits no more until
 // fewer than n are.
 func (g *Group) SetLimit(n int) {
-	if n < 0 {
-		n = -1
-	}
 	var ts []*groupTask
 	g.mu.Lock()
-	g.limit = n
+	g.limited, g.limit = n >= 0, max(n, 0)
 	for g.hasRoom() && g.waitHead < len(g.waiting) {
 		ts = append(ts, g.admitWaiting())
 	}
@@ -229,7 +245,31 @@ func (g *Group) SetLimit(n int) {
 }
 
 // hasRoom reports whether a slot is free. g.mu is held.
-func (g *Group) hasRoom() bool { return g.limit < 0 || g.active < g.limit }
+func (g *Group) hasRoom() bool { return !g.limited || g.active < g.limit }
+
+// bind gives the zero Group its pool, Default(), at its first Go or TryGo.
+// g.mu is held.
+func (g *Group) bind() {
+	if g.pool == nil {
+		g.pool = Default()
+		g.cond.L = &g.mu
+	}
+}
+
+// newBatch forgets the panic and Goexit that a Wait reported, as a task is
+// given to Go after that Wait (see Group). g.mu is held.
+func (g *Group) newBatch() {
+	if g.reported {
+		g.panicked, g.goexit, g.reported = nil, false, false
+	}
+}
+
+// cancelCause cancels the group's context with cause, if it has one.
+func (g *Group) cancelCause(cause error) {
+	if g.cancel != nil {
+		g.cancel(cause)
+	}
+}
 
 // admit admits t if a slot is free and no task waits for one (admission is
 // in the order of Go), and reports whether it did. g.mu is held.
@@ -357,9 +397,9 @@ func (g *Group) run(w *Worker, t *groupTask) {
 			}
 			g.mu.Unlock()
 			if pe != nil {
-				g.cancel(pe)
+				g.cancelCause(pe)
 			} else {
-				g.cancel(ErrGoexit)
+				g.cancelCause(ErrGoexit)
 			}
 		}
 		g.finish()
@@ -389,7 +429,7 @@ func (g *Group) fail(err error) {
 	}
 	g.mu.Unlock()
 	if first {
-		g.cancel(err)
+		g.cancelCause(err)
 	}
 }
 
@@ -441,9 +481,10 @@ func (g *Group) release() *groupTask {
 // Wait returns when every task given to Go has finished (called from a task
 // of the group's pool, it first runs the tasks nobody started, see Group),
 // cancels the group's context, and returns the first error a task returned,
-// or nil. If a task panicked, Wait panics with a *PanicError carrying the
-// first panic's value and stack instead; if one called runtime.Goexit (and
-// none panicked), Wait calls runtime.Goexit. A task of the group must not
+// or nil. If a task of the batch panicked, Wait panics with a *PanicError
+// carrying the first panic's value and stack instead; if one called
+// runtime.Goexit (and none panicked), Wait calls runtime.Goexit (see Group
+// for what a Wait of a later batch reports). A task of the group must not
 // wait for it (it would wait for itself): called by such a task, or by a
 // task of a group that such a task made and waits for, Wait panics.
 func (g *Group) Wait() error {
@@ -454,22 +495,24 @@ func (g *Group) Wait() error {
 	done := false
 	defer func() {
 		if !done {
-			// A task run inline by the worker called runtime.Goexit:
-			// the goroutine unwinds, but the other tasks still finish
-			// before it goes.
-			g.drain(w)
+			// A task run inline by the worker called runtime.Goexit
+			// (in runQueued, g.mu not held): the goroutine unwinds,
+			// but the other tasks still finish before it goes. Its
+			// end reports the Goexit; a panic waits for the next Wait.
 			g.mu.Lock()
-			g.waited = true
+			g.drain(w)
+			g.goexit = false
+			g.reported = g.panicked == nil
 			g.mu.Unlock()
 		}
 	}()
-	g.drain(w)
-	done = true
 	g.mu.Lock()
-	g.waited = true
+	g.drain(w)
 	err, pe, goexit := g.err, g.panicked, g.goexit
+	g.reported = true
 	g.mu.Unlock()
-	g.cancel(err)
+	done = true
+	g.cancelCause(err)
 	if pe != nil {
 		panic(pe)
 	}
@@ -479,15 +522,14 @@ func (g *Group) Wait() error {
 	return err
 }
 
-// drain waits until no task is pending, called by Wait on the goroutine
-// running worker w (nil for none). A worker of the group's pool runs the
-// queued tasks itself; a worker of another pool waits in a loan
-// (Worker.waitCall), serving its own pool; any other goroutine waits on
-// the condition variable.
+// drain waits until no task is pending, called by Wait with g.mu held on
+// the goroutine running worker w (nil for none); it returns with g.mu held.
+// A worker of the group's pool runs the queued tasks itself; a worker of
+// another pool waits in a loan (Worker.waitCall), serving its own pool; any
+// other goroutine waits on the condition variable.
 func (g *Group) drain(w *Worker) {
-	own := w != nil && w.pool == g.pool
-	g.mu.Lock()
 	for g.pending > 0 {
+		own := w != nil && w.pool == g.pool
 		switch {
 		case own && len(g.queue) > 0:
 			q := g.queue
@@ -505,7 +547,6 @@ func (g *Group) drain(w *Worker) {
 			g.cond.Wait()
 		}
 	}
-	g.mu.Unlock()
 }
 
 // runQueued claims the tasks of q that nobody started and runs them in a
