@@ -14,8 +14,10 @@
 //	submit without waiting                          Pool.Go; TryGo refuses, GoContext gives up
 //	fork two functions inside a task                Join, JoinArgs (no allocation), Worker.Join
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
-//	run tasks that return errors, errgroup-style    NewGroup, Group.Go, Group.Wait
+//	run tasks that return errors, errgroup-style    NewGroup (or a zero Group, on Default), Group.Go,
+//	                                                Group.Wait; Go after Wait reuses the group
 //	  at most n at once                             Group.SetLimit; Group.TryGo refuses
+//	  with golang.org/x/sync/errgroup's API         package errgroup (change the import line)
 //	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn
 //	write a function that takes a Runner            DoOn
 //	loops and slices in parallel                    package par
