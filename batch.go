@@ -43,6 +43,10 @@ package blitz
 //
 //   - A pool of one worker: nobody contends for head, and parking a task
 //     costs more than the CAS it saves.
+//   - A pool running workers added for blocked ones (blocking.go): tasks
+//     block there, and a task parked behind a blocked one waits for a
+//     thief, which would park half of the rest behind its own first task.
+//     Each worker takes one task at a time, as a goroutine per task would.
 //   - A bounded pool (WithCapacity): the bound counts the tasks that have
 //     not started, and the injector's length is how it is enforced; a
 //     batch would start counting its tasks as started while they wait.
@@ -61,10 +65,11 @@ const injBatchMax = 32
 
 // batchable reports whether findWork may park tasks in the worker's run
 // queue, from a batch or from another run queue (see above): a pool of
-// several workers without a capacity, in the idle loop of the worker's own
-// goroutine. Owner-only.
+// several workers without a capacity and without added workers, in the
+// idle loop of the worker's own goroutine. Owner-only.
 func (w *Worker) batchable() bool {
-	return !w.alone && w.waitKind == waitTerminate && w.pool.inj.capacity == 0
+	p := w.pool
+	return !w.alone && w.waitKind == waitTerminate && p.inj.capacity == 0 && p.active.Load() <= p.size.Load()
 }
 
 // takeBatch takes a batch of submitted tasks from the injector: it returns

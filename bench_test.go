@@ -62,6 +62,7 @@ func BenchmarkFib(b *testing.B) {
 				// How often a second half went to another worker: the
 				// joins that paid for a steal, a wait and a latch.
 				b.ReportMetric(float64(after.JoinsStolen-before.JoinsStolen)/float64(b.N), "stolen/op")
+				noWorkerAdded(b, p)
 			}
 			for _, workers := range []int{1, 2} {
 				name := fmt.Sprintf("n=%d/form=%s/workers=%d", n, form.name, workers)
@@ -81,6 +82,15 @@ func BenchmarkFib(b *testing.B) {
 				b.Run(name+"/pool=warm", func(b *testing.B) { run(b, warm(b)) })
 			}
 		}
+	}
+}
+
+// noWorkerAdded fails a benchmark of CPU work in which p added a worker for
+// a blocked one (blocking.go): pure CPU work never blocks.
+func noWorkerAdded(b *testing.B, p *Pool) {
+	b.Helper()
+	if st := p.Stats(); st.WorkersAdded != 0 || st.BlockedSeen != 0 {
+		b.Fatalf("a CPU benchmark saw %d blocked workers and added %d workers", st.BlockedSeen, st.WorkersAdded)
 	}
 }
 

@@ -56,9 +56,13 @@ import (
 //  4. It backs off as sysmon does: ticks start at monitorMin and double
 //     after monitorQuiet ticks that added nothing, up to monitorMax; an
 //     addition starts them over. It stops (disarms) when no worker is busy,
-//     nothing waits and no added worker is left, and the next worker that
-//     wakes arms it again (Pool.woke): a Dekker pair on armed and pending,
-//     as the GOMAXPROCS follower's (follow.go).
+//     nothing waits, no added worker is left and no worker started or
+//     finished a job since the last tick; the next worker that wakes arms
+//     it again (Pool.woke): a Dekker pair on armed and pending, as the
+//     GOMAXPROCS follower's (follow.go). A worker that finds jobs one after
+//     another does not wake in between (wait.go: serve), so only a whole
+//     tick without a job started or finished shows that none will start
+//     before a worker wakes.
 //
 // A CPU-bound job that runs long is stuck but running: the monitor adds
 // nobody for it, and backs off to monitorMax while it runs. A worker waiting
@@ -66,7 +70,9 @@ import (
 // blocked to the monitor, as it is to the requests queued behind it: a
 // replacement serves them, and the joiner's half still runs on its thief.
 // With Go older than 1.26 the scheduler counts are missing: a worker is then
-// taken as blocked once it has been stuck for monitorStuckTicks ticks.
+// taken as blocked once it has been stuck for monitorStuckTicks ticks while
+// submitted tasks wait (a long CPU-bound task then gets company), and forked
+// jobs waiting add nobody.
 //
 // Block (the hint) adds a worker at once, before the call blocks, when no
 // worker sleeps; the caller's worker is left out of the monitor's counts
@@ -115,6 +121,9 @@ type monitor struct {
 	timer    *time.Timer
 	interval time.Duration
 	quiet    int
+	// forkBlocked counts the ticks in a row that saw workers blocked with
+	// only forked jobs waiting.
+	forkBlocked int
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -212,9 +221,13 @@ func (p *Pool) monitorTick() {
 	for len(m.seen) < len(ws) {
 		m.seen = append(m.seen, workerSeen{})
 	}
-	busy, stuck, stuckLong, idle := 0, 0, 0, 0
-	waiting := p.inj.len()
-	deques := false
+	// stuck counts the stuck workers, long those stuck for
+	// monitorStuckTicks ticks or more, and forking those of them that are
+	// not in an isolated wait (a join or a scope of their own).
+	idle, moved := 0, false
+	var busy, stuck, long stuckCounts
+	submitted := p.inj.len()
+	forked := false
 	for i, w := range ws[:active] {
 		s := &w.stats
 		// finished first: a count started after this load is seen by the
@@ -229,30 +242,64 @@ func (p *Pool) monitorTick() {
 			idle++
 			seen.stuckTicks = 0
 		case st == seen.started && f == seen.finished:
-			busy++
-			stuck++
+			k := waitKind(atomic.LoadUint32((*uint32)(&w.waitKind)))
+			isolated := k == waitJoin || k == waitScope
+			busy.add(isolated)
+			stuck.add(isolated)
 			if seen.stuckTicks++; seen.stuckTicks >= monitorStuckTicks {
-				stuckLong++
+				long.add(isolated)
 			}
 		default:
-			busy++
+			k := waitKind(atomic.LoadUint32((*uint32)(&w.waitKind)))
+			busy.add(k == waitJoin || k == waitScope)
 			seen.stuckTicks = 0
 		}
+		if st != seen.started || f != seen.finished {
+			moved = true
+		}
 		seen.started, seen.finished = st, f
-		waiting += w.runq.len()
-		if !deques && !w.deque.IsEmpty() {
-			deques = true
+		submitted += w.runq.len()
+		// A job in the deque of a worker alone (resize.go) is its own:
+		// nobody added could take it.
+		if !forked && !w.deque.IsEmpty() && w.stealable.Load() {
+			forked = true
 		}
 	}
-	if deques {
-		waiting++ // at least one job; how many does not matter to the addition
+	// Which stuck workers a worker added could relieve (see Blocked
+	// workers, 2): any, of submitted tasks waiting; of forked jobs
+	// waiting, those blocked in a job of their own for several ticks, not
+	// in a wait for their fork-join (which its other workers serve) nor
+	// for less (a fork-join's long CPU-bound parts are stuck too, and its
+	// allocations park them briefly in GC assists). The workers in an
+	// isolated wait are left out of the second count: they park while
+	// their fork-join's other workers run it, and a parked one must not be
+	// taken for a blocked candidate.
+	blocked, want := 0, 0
+	switch {
+	case submitted > 0 && stuck.all > 0:
+		blocked, want = m.blocked(busy.all, stuck.all, long.all, p.sleep.AwakeIdle()), submitted
+	case submitted == 0 && forked && long.forking > 0 && m.sched != nil:
+		blocked, want = m.blocked(busy.forking, long.forking, long.forking, p.sleep.AwakeIdle()), long.forking
 	}
 	added := 0
-	if stuck > 0 && waiting > 0 {
-		if blocked := m.blocked(busy, stuck, stuckLong); blocked > 0 {
-			m.blockedSeen.Add(uint64(blocked))
-			added = p.addForBlocked(min(waiting, m.maxActive-active))
+	// Forked jobs wait for workers blocked for monitorStuckTicks ticks in a
+	// row, as the scheduler tells, before any is added: a CPU-bound
+	// fork-join that allocates parks its workers in GC assists now and
+	// then, never for ticks on end.
+	if submitted == 0 && blocked > 0 {
+		if m.forkBlocked++; m.forkBlocked < monitorStuckTicks {
+			blocked = 0
 		}
+	} else {
+		m.forkBlocked = 0
+	}
+	if blocked > 0 {
+		m.blockedSeen.Add(uint64(blocked))
+		added = p.addForBlocked(min(want, m.maxActive-active))
+	}
+	waiting := submitted
+	if forked {
+		waiting++ // at least one job: enough for the retirement and the disarming
 	}
 	p.retireIdle(active, idle, waiting)
 	if m.ticked != nil {
@@ -263,9 +310,13 @@ func (p *Pool) monitorTick() {
 	} else if m.quiet++; m.quiet > monitorQuiet {
 		m.interval = min(2*m.interval, monitorMax)
 	}
-	if busy == 0 && waiting == 0 && !woke && int(p.active.Load()) <= int(p.size.Load()) {
+	if !moved && busy.all == 0 && waiting == 0 && !woke && int(p.active.Load()) <= int(p.size.Load()) {
 		// Nothing to watch: disarm, then look at pending again (the other
-		// half of woke's Dekker pair).
+		// half of woke's Dekker pair). Only after a whole tick in which no
+		// worker started or finished a job: a worker that found jobs one
+		// after the other since it last woke never calls woke again, and
+		// one that was between two of them at this tick would be taken for
+		// idle.
 		m.armed.Store(false)
 		m.interval, m.quiet = monitorMin, 0
 		m.idleSince = time.Time{}
@@ -276,17 +327,34 @@ func (p *Pool) monitorTick() {
 	m.timer.Reset(m.interval)
 }
 
-// blocked estimates how many of the stuck workers are blocked (see Blocked
-// workers): those the scheduler does not count as running or runnable.
-func (m *monitor) blocked(busy, stuck, stuckLong int) int {
+// stuckCounts counts workers: all of them, and those not in an isolated
+// wait (a join or a scope of their own: wait.go).
+type stuckCounts struct{ all, forking int }
+
+func (c *stuckCounts) add(isolated bool) {
+	c.all++
+	if !isolated {
+		c.forking++
+	}
+}
+
+// blocked estimates how many of the stuck workers that are candidates are
+// blocked (see Blocked workers): those the scheduler does not count as
+// running or runnable. Without the scheduler's counts (Go before 1.26), the
+// workers stuck for long are, and only submitted tasks waiting count (a
+// fork-join's long CPU-bound parts would be taken for blocked).
+func (m *monitor) blocked(busy, stuck, stuckLong, awakeIdle int) int {
 	if m.sched == nil {
-		return stuckLong
+		return min(stuck, stuckLong)
 	}
 	metrics.Read(m.sched)
 	running := int(m.sched[0].Value.Uint64())
 	runnable := int(m.sched[1].Value.Uint64())
-	notBlocked := max(running-1, 0) + runnable // but the monitor's own goroutine
-	return min(stuck, busy-notBlocked)
+	// Running or runnable, but for the monitor's own goroutine and the idle
+	// workers that are awake (searching or yielding): the busy workers that
+	// are not blocked, or other goroutines of the program.
+	notBlocked := max(running-1, 0) + runnable - max(awakeIdle, 0)
+	return min(stuck, busy-max(notBlocked, 0))
 }
 
 // addForBlocked activates k more workers for blocked ones (waking retired
@@ -297,11 +365,13 @@ func (p *Pool) addForBlocked(k int) int {
 	if k <= 0 {
 		return 0
 	}
-	old := int(p.active.Load())
-	if err := p.activate(old + k); err != nil {
+	// Counted first: a Stats that sees a worker it adds, or the work it
+	// runs, sees it counted.
+	p.monitor.added.Add(uint64(k))
+	if err := p.activate(int(p.active.Load()) + k); err != nil {
+		p.monitor.added.Add(-uint64(k))
 		return 0
 	}
-	p.monitor.added.Add(uint64(k))
 	return k
 }
 

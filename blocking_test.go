@@ -19,6 +19,15 @@ import (
 // added worker of a spin pool burns a CPU until it retires).
 func blockingParkings() []Parking { return serverParkings() }
 
+// requireSchedCounts skips a test that needs the scheduler's counts of
+// running and runnable goroutines (Go 1.26 and later: blocking.go).
+func requireSchedCounts(t *testing.T, p *Pool) {
+	t.Helper()
+	if p.monitor.sched == nil {
+		t.Skip("runtime/metrics has no scheduler counts before Go 1.26: the monitor cannot tell a blocked worker from a busy one")
+	}
+}
+
 // waitersFor is how many tasks wait on the last one in
 // TestTasksWaitingOnTheLastOne: 1,000 (the server, a call in flight
 // per worker), 100 under -short, and fewer on the spinning backend.
@@ -141,6 +150,7 @@ func TestJoinHalfWaitsForTheOther(t *testing.T) {
 	for _, k := range blockingParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				requireSchedCounts(t, p)
 				g := newGate()
 				defer g.open()
 				g.occupy(t, p, 1)
@@ -166,6 +176,7 @@ func TestJoinHalfWaitsForTheOther(t *testing.T) {
 func TestCPUBoundTaskIsNotBlocked(t *testing.T) {
 	var ticks atomic.Int64
 	withPool(t, []Option{WithWorkers(1), withMonitorHook(0, func() { ticks.Add(1) })}, func(p *Pool) {
+		requireSchedCounts(t, p)
 		var spins atomic.Int64
 		done := make(chan struct{})
 		require.NoError(t, p.Go(func(*Worker) {
@@ -284,8 +295,11 @@ func TestBlockPanicAndGoexitStorm(t *testing.T) {
 				within(t, "the storm", wg.Wait)
 				assert.Equal(t, int64(rounds), ran.Load(), "tasks run")
 				// Every round ends one way: fn returned, panicked (to a
-				// Do caller or the handler) or called Goexit.
-				assert.Equal(t, int64(rounds), returned.Load()+doPanics.Load()+handled.Load()+goexits.Load(), "outcomes")
+				// Do caller or the handler) or called Goexit. The handler
+				// runs after the task's deferred Done.
+				outcomes := func() int64 { return returned.Load() + doPanics.Load() + handled.Load() + goexits.Load() }
+				eventually(t, "every panic handled", func() bool { return outcomes() >= int64(rounds) })
+				assert.Equal(t, int64(rounds), outcomes(), "outcomes")
 				for _, w := range p.workerList() {
 					assert.Zero(t, w.blocking.Load(), "worker %d's Block count", w.index)
 				}
@@ -408,5 +422,89 @@ func TestWithMaxWorkers(t *testing.T) {
 		assert.Zero(t, ran.Load(), "the queued task ran on an added worker")
 		assert.Zero(t, p.Stats().WorkersAdded)
 		g.open()
+	})
+}
+
+// The deadlock list of the package documentation ("Locks"): each case left
+// is shown here, without hanging: the step that would block is a TryLock or
+// a look at who ran what.
+
+// TestDeadlockPartTakingTheLockAroundIt shows the first case, which plain
+// goroutines share: a part of a join cannot take the lock held around the
+// join (with Lock it would wait for its own joiner).
+func TestDeadlockPartTakingTheLockAroundIt(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		var mu sync.Mutex
+		got := doW(t, p, func(w *Worker) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			_, free := Join(w, func(*Worker) bool { return true }, func(*Worker) bool {
+				if mu.TryLock() {
+					mu.Unlock()
+					return true
+				}
+				return false
+			})
+			return free
+		})
+		assert.False(t, got, "the part took the lock held around the join")
+	})
+}
+
+// TestDeadlockOneWorkerJoin shows the second case: on a pool of one worker,
+// the second half of a join waits while the first blocks, for as many
+// monitor ticks as would make a worker of a larger pool count as blocked;
+// so a first half waiting for it would wait for good. It runs after the
+// first returns.
+func TestDeadlockOneWorkerJoin(t *testing.T) {
+	var ticks atomic.Int64
+	withPool(t, []Option{WithWorkers(1), withMonitorHook(0, func() { ticks.Add(1) })}, func(p *Pool) {
+		var bRan atomic.Bool
+		early := doW(t, p, func(w *Worker) bool {
+			ranEarly, _ := Join(w, func(*Worker) bool {
+				for start := ticks.Load(); ticks.Load() < start+2*monitorStuckTicks; {
+					blockOneTick()
+				}
+				return bRan.Load()
+			}, func(*Worker) bool { bRan.Store(true); return true })
+			return ranEarly
+		})
+		assert.False(t, early, "the second half ran while the first waited")
+		assert.True(t, bRan.Load())
+		assert.Zero(t, p.Stats().WorkersAdded)
+	})
+}
+
+// blockOneTick blocks the calling goroutine briefly, as a task waiting on
+// I/O would.
+func blockOneTick() { <-time.After(monitorMin) }
+
+// TestDeadlockLockAcrossACallIntoAnotherPool shows the third case: a task
+// of pool p that holds a lock across a call into pool q lends its worker to
+// a goroutine that serves p meanwhile, and a task of p that takes the same
+// lock can run there. With Lock, that task would wait for the lock, and the
+// caller, its call done, would wait for its worker back. p is capped at its
+// one worker so that no added worker takes the task first.
+func TestDeadlockLockAcrossACallIntoAnotherPool(t *testing.T) {
+	withTwoPools(t, []Option{WithWorkers(1), WithMaxWorkers(1)}, []Option{WithWorkers(1)}, func(p, q *Pool) {
+		var mu sync.Mutex
+		type outcome struct{ onCallersWorker, lockFree bool }
+		got := doW(t, p, func(w *Worker) outcome {
+			mu.Lock()
+			defer mu.Unlock()
+			return Do(q, func(*Worker) outcome {
+				ch := make(chan outcome, 1)
+				require.NoError(t, p.Go(func(tw *Worker) {
+					free := mu.TryLock()
+					if free {
+						mu.Unlock()
+					}
+					ch <- outcome{tw == w, free}
+				}))
+				return <-ch
+			})
+		})
+		assert.True(t, got.onCallersWorker, "the task ran on the caller's lent worker")
+		assert.False(t, got.lockFree, "the lock was free")
 	})
 }

@@ -21,6 +21,7 @@
 //	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn
 //	write a function that takes a Runner            DoOn
 //	loops and slices in parallel                    package par
+//	call something that blocks, from a task         nothing (the pool adds workers); Block hands over at once
 //	see what the pool does                          Pool.Stats, Pool.Expvar
 //	resize; set up or visit every worker            Pool.Resize; WithWorkerStart, WithWorkerExit, Broadcast
 //
@@ -68,6 +69,23 @@
 // while it works, and when it next gets work after idling. A pool made
 // WithWorkers(n) keeps n. Pool.Resize sets the size of either.
 //
+// # Blocking
+//
+// A task may block as a goroutine may: on a database or RPC call, a file,
+// a lock, a channel, another task. When the pool's workers are blocked while
+// work waits, the pool adds workers that take the waiting work, and retires
+// them once they have idled for a second; so tasks that block run as many
+// at once as goroutines would, and tasks that wait for later tasks
+// complete. A monitor that runs only while the pool works sees a worker as
+// blocked when it stays in one job from one tick to the next (0.5 to 10 ms
+// apart) and the Go scheduler counts it neither running nor runnable: a
+// task that computes for long is not blocked, and gets no company. A
+// worker waiting for the half of a join that another worker took is
+// blocked too, to the requests queued behind it. Worker.Block (or Block,
+// for code without a *Worker) hands over at once, for a call known to
+// block. WithMaxWorkers caps the workers (10,000 by default); Stats counts
+// the blocked workers seen and the workers added and retired.
+//
 // # Calls from inside a task
 //
 // A task may call into any pool, its own included. Into its own pool (Do,
@@ -107,10 +125,17 @@
 //
 // Holding a lock around Join, Scope or a par function called with a *Worker
 // is safe: while it waits for stolen work, its worker runs only parts of
-// that computation. What deadlocks, as with plain goroutines: a part taking
-// the lock held around it; a join's first half waiting for its second;
-// tasks waiting for tasks queued behind them on every worker; a lock held
-// across a call into another pool that tasks of the caller's pool take.
+// that computation. What deadlocks, as it does with plain goroutines: a
+// part taking the lock held around it (a goroutine taking a lock that its
+// starter holds while it waits for the goroutine), and tasks waiting for
+// tasks queued behind them on a pool capped at its size (WithMaxWorkers),
+// as on a fixed set of goroutines. Two cases deadlock here and not with
+// goroutines: on a pool of one worker, a join's first half waiting for its
+// second (the worker keeps its deque to itself while it runs a job, and no
+// worker added can take the second half); and a lock held across a call
+// into another pool that a task of the caller's pool takes, when that task
+// runs on the goroutine serving the caller's worker meanwhile (the caller
+// waits for its worker back).
 //
 // The design of each part is told at the top of the file that holds it.
 package blitz

@@ -65,6 +65,7 @@ func BenchmarkForkJoin(b *testing.B) {
 				}
 				defer p.Close()
 				work.run(b, p)
+				cpuOnly(b, p)
 			}
 			if n == 1 {
 				b.Run(name, fresh)
@@ -76,6 +77,7 @@ func BenchmarkForkJoin(b *testing.B) {
 					warm = benchWarmUp(b, n)
 				}
 				work.run(b, warm)
+				cpuOnly(b, warm)
 			})
 		}
 	}
@@ -212,4 +214,14 @@ func benchUTSRange(w *blitz.Worker, r utsRange) int {
 	mid := r.lo + (r.hi-r.lo)/2
 	a, b := blitz.JoinArgs(w, benchUTSRange, utsRange{r.parent, r.lo, mid}, benchUTSRange, utsRange{r.parent, mid, r.hi})
 	return a + b
+}
+
+// cpuOnly fails a benchmark of CPU work in which p added a worker for a
+// blocked one: pure CPU work never blocks (see "Blocking" in the package
+// documentation).
+func cpuOnly(b *testing.B, p *blitz.Pool) {
+	b.Helper()
+	if st := p.Stats(); st.WorkersAdded != 0 || st.BlockedSeen != 0 {
+		b.Fatalf("a CPU benchmark saw %d blocked workers and added %d workers", st.BlockedSeen, st.WorkersAdded)
+	}
 }

@@ -44,9 +44,11 @@ import (
 // Called from a task of another pool, Go waits as a call into another pool
 // does, its worker serving its own pool meanwhile.
 //
-// Tasks should not wait for each other: a task blocked on another that has
-// not started holds its worker, and on a pool of one worker, for good. A
-// Group must not be copied after first use.
+// Tasks may block and wait for each other, as errgroup's goroutines may:
+// the pool adds workers while its workers are blocked and work waits (see
+// "Blocking" in the package documentation), so a limit above the pool's
+// size is reached and a task waiting for a later one sees it run. A Group
+// must not be copied after first use.
 //
 // Go may be called at any time, from any goroutine, tasks of the group
 // included: while Wait waits (Wait then waits for that task too) and after

@@ -350,6 +350,9 @@ func (p *Pool) completed() uint64 {
 // runs on its caller (borrow.go). Called only after closing was seen true,
 // so finalRoots is set.
 func (p *Pool) checkDrained() {
+	if p.drainSig.Load() {
+		return // signalled already: every worker of a large pool checks once it idles
+	}
 	if p.completed() == p.finalRoots && !p.lent() {
 		p.signalDrained()
 	}

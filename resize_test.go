@@ -111,14 +111,16 @@ func TestResizeGrowShrink(t *testing.T) {
 // full CI sweep saw it find none, and the scope's owner may steal some once
 // the retiring worker runs one), so each parking backend repeats the
 // scenario on a fresh pool until the path ran, checking every time that
-// every task ran once and the pool shrank.
+// every task ran once and the pool shrank. The pool is capped at its size
+// (WithMaxWorkers): the scope's owner blocks while its task waits to be
+// stolen, and a worker added for it would steal it first (blocking.go).
 func TestResizeRetiresWithQueuedWork(t *testing.T) {
 	const spawned, maxRounds = 16, 200
 	for _, k := range testParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			var rarePath bool
 			for round := 0; round < maxRounds && !rarePath; round++ {
-				withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				withPool(t, []Option{WithParking(k), WithWorkers(2), WithMaxWorkers(2)}, func(p *Pool) {
 					var ran atomic.Int64
 					var on [2]atomic.Int64
 					// The scenario needs the scope's owner on worker 0

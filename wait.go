@@ -142,7 +142,13 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				}
 			}
 			idle = s.StartLooking(w.index)
-			if w.handedOff != handoffNone && !w.shared {
+			if w.index >= int(w.pool.size.Load()) {
+				// A worker added for blocked ones (blocking.go) parks
+				// at once: thousands of them yielding through their
+				// idle rounds after a burst would take the CPUs from
+				// the tasks they were added for.
+				s.ShortenRounds(&idle, 0)
+			} else if w.handedOff != handoffNone && !w.shared {
 				rounds := handoffRounds
 				if w.handedOff == handoffToBorrower {
 					rounds = 0

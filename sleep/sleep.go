@@ -3,6 +3,7 @@ package sleep
 import (
 	"errors"
 	"fmt"
+	mathbits "math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -228,6 +229,20 @@ type Sleep struct {
 	// published, stays at its index for the Sleep's life.
 	workers atomic.Pointer[[]*workerSleepState]
 
+	// sleepers has a bit per worker that may sleep in the counters, so
+	// that a wake meant for any sleeper (wakeAnyThreads) finds one without
+	// taking the lock of every worker in turn: with thousands of workers
+	// busy in blocking tasks (the pool adds them: blocking.go in package
+	// blitz), that scan made every submission's wake cost a lock per
+	// worker. A worker sets its bit under its mu before it registers as
+	// sleeping (S5: the counters' CAS), so a waker that read the sleeping
+	// count after that registration (NewInjectedJobsLazy's load, after F1)
+	// finds the bit in a later load. The bit is cleared under the same mu
+	// by the waker that unblocks the worker, and by the worker when it gives
+	// up sleeping. A set bit is a hint: the waker takes the mu and checks
+	// isBlocked, as before. sync/atomic (Or, And, Load).
+	sleepers [(MaxWorkers + 63) / 64]atomic.Uint64
+
 	// Immutable after New.
 	yield             func()
 	roundsUntilSleepy int // the round in which a worker announces itself sleepy; it sleeps in the next
@@ -235,6 +250,8 @@ type Sleep struct {
 
 // workerSleepState is the sleeping handshake of one worker.
 type workerSleepState struct {
+	// index is the worker's index, its bit in Sleep.sleepers. Immutable.
+	index int
 	// mu protects isBlocked. The sleeper holds it from before its latch
 	// becomes Sleeping until isBlocked is true (a few instructions, never
 	// across Park), so a waker that saw the sleeping count cannot look at
@@ -319,7 +336,7 @@ func New(cfg Config) (*Sleep, error) {
 		if p == nil {
 			return nil, fmt.Errorf("sleep: Config.Parkers[%d] is nil", i)
 		}
-		ws[i] = &workerSleepState{parker: p}
+		ws[i] = &workerSleepState{parker: p, index: i}
 	}
 	s.workers.Store(&ws)
 	if s.yield == nil {
@@ -361,7 +378,7 @@ func (s *Sleep) Grow(parkers ...Parker) (int, error) {
 		if p == nil {
 			return 0, fmt.Errorf("sleep: Grow: Parker %d is nil", i)
 		}
-		ws = append(ws, &workerSleepState{parker: p})
+		ws = append(ws, &workerSleepState{parker: p, index: len(ws)})
 	}
 	s.workers.Store(&ws)
 	return len(old), nil
@@ -477,12 +494,14 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 		return
 	}
 	// S5: register as sleeping, in one CAS that also checks that the JEC has
-	// not moved since we got sleepy.
+	// not moved since we got sleepy; the sleepers bit first.
+	s.markSleeper(w, true)
 	for {
 		c := s.counters.load()
 		if c.jec() != idle.jec {
 			// A job was posted since we announced ourselves sleepy, and our
 			// last search missed it: search again, then get sleepy again.
+			s.markSleeper(w, false)
 			w.mu.Unlock()
 			s.wakePartly(idle)
 			latch.wakeUp()
@@ -502,6 +521,7 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 	if hasInjectedJobs() {
 		// Nobody will wake us for this job: take ourselves off the count.
 		s.counters.subSleepingThread()
+		s.markSleeper(w, false)
 		w.mu.Unlock()
 	} else {
 		// S8: commit, then park until a waker clears isBlocked.
@@ -707,18 +727,33 @@ func (s *Sleep) newJobs(n int, queueWasEmpty bool, lazy func() bool) {
 	}
 }
 
-// wakeAnyThreads wakes up to n sleeping workers, scanning from worker 0.
+// wakeAnyThreads wakes up to n sleeping workers, scanning the sleepers bits
+// from worker 0.
 func (s *Sleep) wakeAnyThreads(n uint32) {
 	if n == 0 {
 		return
 	}
-	for i := range *s.workers.Load() {
-		if s.wakeSpecificThread(i, false) {
-			n--
-			if n == 0 {
-				return
+	nw := len(*s.workers.Load())
+	for k := 0; k*64 < nw; k++ {
+		for bits := s.sleepers[k].Load(); bits != 0; bits &= bits - 1 {
+			if s.wakeSpecificThread(k*64+mathbits.TrailingZeros64(bits), false) {
+				n--
+				if n == 0 {
+					return
+				}
 			}
 		}
+	}
+}
+
+// markSleeper sets (asleep) or clears worker w's bit in sleepers; w.mu is
+// held.
+func (s *Sleep) markSleeper(w *workerSleepState, asleep bool) {
+	bit := uint64(1) << (w.index & 63)
+	if asleep {
+		s.sleepers[w.index>>6].Or(bit)
+	} else {
+		s.sleepers[w.index>>6].And(^bit)
 	}
 }
 
@@ -748,6 +783,7 @@ func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
 // w.mu is released. w.mu is held.
 func (s *Sleep) unblock(w *workerSleepState) Parker {
 	w.isBlocked = false
+	s.markSleeper(w, false)
 	if w.uncounted {
 		w.uncounted = false
 	} else {
