@@ -74,9 +74,18 @@ func TestSuiteRuns(t *testing.T) {
 	rep, err := report.ReadJSONFile(js)
 	require.NoError(t, err)
 	require.Len(t, rep.Results, len(want))
+	timedOut := 0
 	for i, res := range rep.Results {
 		assert.Equal(t, want[i].FullName(), res.Case.FullName())
 		assert.Empty(t, res.Err, res.Case.FullName())
+		if res.TimedOut != "" {
+			// Only the pool's blocking rows may pass their guard's
+			// deadline, until it replaces blocked workers (issue 32).
+			assert.True(t, workload.IsBlocking(res.Case.Workload) && res.Case.Kind == workload.KindBlitz, res.Case.FullName())
+			assert.Empty(t, res.NsPerOp, res.Case.FullName())
+			timedOut++
+			continue
+		}
 		assert.Len(t, res.NsPerOp, 2, res.Case.FullName())
 	}
 	require.Len(t, rep.Probes, len(parkings))
@@ -105,7 +114,7 @@ func TestSuiteRuns(t *testing.T) {
 	for _, key := range []string{"goarch: ", "cpu: ", "commit: ", "kernel: ", "go-version: ", "parking: ", "numa-nodes: "} {
 		assert.Contains(t, string(rawText), "\n"+key)
 	}
-	assert.Equal(t, 2*len(want), strings.Count(string(rawText), " ns/op"))
+	assert.Equal(t, 2*(len(want)-timedOut), strings.Count(string(rawText), " ns/op"))
 	mdText, err := os.ReadFile(md)
 	require.NoError(t, err)
 	assert.Contains(t, string(mdText), "## verdict: ")

@@ -56,6 +56,9 @@ type jsonRow struct {
 	VCSW     []float64 `json:"vcsw_per_op"`
 	IVCSW    []float64 `json:"ivcsw_per_op"`
 	Err      string    `json:"error,omitempty"`
+	TimedOut string    `json:"timed_out,omitempty"`
+	// Extra is the row's other metrics by unit, one value per repetition.
+	Extra map[string][]float64 `json:"extra,omitempty"`
 }
 
 // kinds reads a row's kind back.
@@ -83,7 +86,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			Name: c.FullName(), Workload: c.Workload, Params: c.Params, Impl: c.Impl, Kind: c.Kind.String(),
 			Workers: c.Workers, Parking: c.Parking, Pool: c.Pool, Unit: c.Unit, PerOp: c.PerOp,
 			NsPerOp: nonNil(res.NsPerOp), Allocs: nonNil(res.Allocs), Metric: nonNil(res.Metric), XSeq: nonNil(res.XSeq),
-			VCSW: nonNil(res.VCSW), IVCSW: nonNil(res.IVCSW), Err: res.Err,
+			VCSW: nonNil(res.VCSW), IVCSW: nonNil(res.IVCSW), Err: res.Err, TimedOut: res.TimedOut, Extra: res.Extra,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -132,7 +135,7 @@ func readJSON(rd io.Reader) (*Report, error) {
 			return nil, fmt.Errorf("row %d: name %q does not match its fields (%q)", i, row.Name, c.FullName())
 		}
 		r.Results = append(r.Results, &Result{Case: c, NsPerOp: row.NsPerOp, Allocs: row.Allocs, Metric: row.Metric,
-			XSeq: row.XSeq, VCSW: row.VCSW, IVCSW: row.IVCSW, Err: row.Err})
+			XSeq: row.XSeq, VCSW: row.VCSW, IVCSW: row.IVCSW, Err: row.Err, TimedOut: row.TimedOut, Extra: row.Extra})
 	}
 	return r, nil
 }

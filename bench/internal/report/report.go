@@ -57,6 +57,12 @@ type Result struct {
 	VCSW    []float64 // voluntary context switches per op
 	IVCSW   []float64 // involuntary context switches per op
 	Err     string    // why the row failed, if it did
+	// TimedOut says why the row was stopped at its guard's deadline (the
+	// blocking section), if it was: not a failure, a measurement of its own.
+	TimedOut string
+	// Extra holds the row's other metrics by unit (the server rows'
+	// percentiles, served share, ...), one value per repetition.
+	Extra map[string][]float64
 }
 
 // confidence is the level of every confidence interval of the report.

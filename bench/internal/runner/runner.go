@@ -121,7 +121,16 @@ func runCases(opts Options, sizes workload.Sizes, cases []workload.Case) (*repor
 				prog.step(name, "skipped (failed before)")
 				continue // a row that failed once is not run again
 			}
+			if res.TimedOut != "" {
+				prog.step(name, "skipped (timed out before)")
+				continue // nor one that timed out: each try costs its deadline
+			}
 			r := testing.Benchmark(res.Case.Bench)
+			if msg, ok := workload.TakeTimeout(name); ok && r.N == 0 {
+				res.TimedOut = msg
+				prog.step(name, "TIMED OUT: "+msg)
+				continue
+			}
 			if r.N == 0 {
 				msg, ok := workload.TakeFailure(name)
 				if !ok {
@@ -135,9 +144,18 @@ func runCases(opts Options, sizes workload.Sizes, cases []workload.Case) (*repor
 			ns := float64(r.T.Nanoseconds()) / float64(r.N)
 			res.NsPerOp = append(res.NsPerOp, ns)
 			res.Allocs = append(res.Allocs, float64(r.MemAllocs)/float64(r.N))
-			for unit, dst := range map[string]*[]float64{res.Case.Unit: &res.Metric, "x-seq": &res.XSeq, "vcsw/op": &res.VCSW, "ivcsw/op": &res.IVCSW} {
+			known := map[string]*[]float64{res.Case.Unit: &res.Metric, "x-seq": &res.XSeq, "vcsw/op": &res.VCSW, "ivcsw/op": &res.IVCSW}
+			for unit, dst := range known {
 				if v, ok := r.Extra[unit]; ok {
 					*dst = append(*dst, v)
+				}
+			}
+			for unit, v := range r.Extra {
+				if _, ok := known[unit]; !ok {
+					if res.Extra == nil {
+						res.Extra = map[string][]float64{}
+					}
+					res.Extra[unit] = append(res.Extra[unit], v)
 				}
 			}
 			prog.step(name, fmtNs(ns)+"/op")

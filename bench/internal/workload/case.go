@@ -146,6 +146,8 @@ var workloads = []struct {
 	{"zip-dot", zipCases},
 	{"flatten-sum", flattenCases},
 	{"submit", submitCases},
+	{BlockingSleep, blockingSleepCases},
+	{BlockingWait, blockingWaitCases},
 }
 
 // Sizes are the problem sizes of one suite. Full sizes are the ones the
@@ -173,6 +175,12 @@ type Sizes struct {
 	FlattenIn   int   // and their length (10k)
 	ChunkLen    int   // Blitz's table: chunks(1000)
 	WarmUp      int   `json:",omitempty"` // the k of the warm-up of the pool=warm rows' pools (warmPool)
+
+	// The blocking section (blocking.go, server.go).
+	BlockSleep    []SleepBatch  `json:",omitempty"` // batches of tasks that sleep
+	WaitFanIn     int           `json:",omitempty"` // tasks waiting on a channel that one more task, submitted last, closes
+	WaitChain     int           `json:",omitempty"` // tasks each waiting for the next one
+	BlockDeadline time.Duration `json:",omitempty"` // the guard's deadline per op of a batch row
 }
 
 // FullSizes are the sizes the committed figures use; Blitz's table rows use
@@ -200,6 +208,12 @@ func FullSizes() Sizes {
 		FlattenIn:   10_000,
 		ChunkLen:    1000,
 		WarmUp:      200_000,
+		BlockSleep:  []SleepBatch{{Tasks: 200, Sleep: 20 * time.Millisecond}, {Tasks: 10_000, Sleep: time.Millisecond}},
+		WaitFanIn:   8,
+		WaitChain:   1000,
+		// 200 x 20 ms on a pool of 2 workers that runs one blocked task per
+		// worker take 2 s: within the deadline, so that figure is measured.
+		BlockDeadline: 5 * time.Second,
 	}
 }
 
@@ -228,6 +242,11 @@ func QuickSizes() Sizes {
 		FlattenIn:   1000,
 		ChunkLen:    1000,
 		WarmUp:      20,
+		BlockSleep:  []SleepBatch{{Tasks: 20, Sleep: 2 * time.Millisecond}, {Tasks: 100, Sleep: time.Millisecond}},
+		WaitFanIn:   8,
+		WaitChain:   50,
+		// Quick runs check the rows, not speed: a hung row costs this.
+		BlockDeadline: 300 * time.Millisecond,
 	}
 }
 
@@ -313,7 +332,7 @@ func reportMetrics(b *testing.B, c *Case, n int) {
 	if c.Kind == KindSeq {
 		seqTimes.store(c.seqKey(), nsPerOp)
 	}
-	if c.Workload == "submit" {
+	if c.Workload == "submit" || IsBlocking(c.Workload) {
 		return
 	}
 	if seq, ok := seqTimes.load(c.seqKey()); ok && seq > 0 {
@@ -403,6 +422,34 @@ func Fail(b *testing.B, c *Case, format string, args ...any) {
 	b.Fatalf("%s: %s", c.FullName(), msg)
 }
 
+// timeouts records why a row timed out (TimedOut), for TakeTimeout.
+var timeouts = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// TimedOut stops a row whose op ran past its guard's deadline (a blitz row
+// of the blocking section before the pool replaces blocked workers): the
+// row is skipped, not failed, and TakeTimeout says why, so the report shows
+// it as timed out and goes on.
+func TimedOut(b *testing.B, c *Case, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	timeouts.Lock()
+	timeouts.m[c.FullName()] = msg
+	timeouts.Unlock()
+	b.Skipf("%s: %s", c.FullName(), msg)
+}
+
+// TakeTimeout returns, and forgets, why the row of that full name timed
+// out (TimedOut), if it did.
+func TakeTimeout(fullName string) (string, bool) {
+	timeouts.Lock()
+	defer timeouts.Unlock()
+	msg, ok := timeouts.m[fullName]
+	delete(timeouts.m, fullName)
+	return msg, ok
+}
+
 // check fails b when got differs from want.
 func check[T comparable](b *testing.B, c *Case, got, want T) {
 	if got != want {
@@ -442,6 +489,11 @@ func Note(workload string, s Sizes) string {
 	case "sort-f64":
 		return fmt.Sprintf("one op = sorting a fresh copy of the float64 input (the copy is untimed): slices.Sort, a goroutine per partition above %d "+
 			"finishing with slices.Sort, par.Sort", sortGoCutoff)
+	case BlockingSleep:
+		return "one op = a batch of tasks that sleep (their number and sleep in the title), submitted in order from one goroutine, then waited for; " + blockingNote(s)
+	case BlockingWait:
+		return fmt.Sprintf("one op = a batch of tasks waiting on later tasks, submitted in order from one goroutine, then waited for: "+
+			"fan-in = %d tasks wait on a channel the last task closes; chain = task i waits for task i+1; ", s.WaitFanIn) + blockingNote(s)
 	case "search", "by-key", "chunks-sum", "enumerate", "chain-sum", "zip-dot", "flatten-sum":
 		return "one op = the layer call against the loop and GOMAXPROCS goroutines over contiguous pieces (goSearch stops early), " +
 			"with Blitz's table's predicates and inputs (see the workload's file)"
