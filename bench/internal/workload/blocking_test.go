@@ -167,6 +167,8 @@ func TestBatchRowsNamesAndWorkers(t *testing.T) {
 		"BenchmarkBlockingSleep/tasks=20/sleep=2ms/impl=blitz-group/workers=2/parking=cond",
 		"BenchmarkBlockingWait/shape=fan-in/tasks=9/impl=blitz-go/workers=2",
 		"BenchmarkBlockingWait/shape=chain/tasks=50/impl=conc/workers=2",
+		"BenchmarkBlockingServer/load=95/impl=blitz-fork-par/workers=2",
+		"BenchmarkBlockingServer/load=50/impl=inline/workers=2",
 	} {
 		assert.Contains(t, names, want)
 	}

@@ -148,6 +148,7 @@ var workloads = []struct {
 	{"submit", submitCases},
 	{BlockingSleep, blockingSleepCases},
 	{BlockingWait, blockingWaitCases},
+	{BlockingServer, blockingServerCases},
 }
 
 // Sizes are the problem sizes of one suite. Full sizes are the ones the
@@ -181,6 +182,7 @@ type Sizes struct {
 	WaitFanIn     int           `json:",omitempty"` // tasks waiting on a channel that one more task, submitted last, closes
 	WaitChain     int           `json:",omitempty"` // tasks each waiting for the next one
 	BlockDeadline time.Duration `json:",omitempty"` // the guard's deadline per op of a batch row
+	Server        *ServerSizes  `json:",omitempty"` // the open-loop server workload
 }
 
 // FullSizes are the sizes the committed figures use; Blitz's table rows use
@@ -214,6 +216,10 @@ func FullSizes() Sizes {
 		// 200 x 20 ms on a pool of 2 workers that runs one blocked task per
 		// worker take 2 s: within the deadline, so that figure is measured.
 		BlockDeadline: 5 * time.Second,
+		Server: &ServerSizes{
+			Loads: []int{30, 50, 70, 90, 95, 110}, Window: time.Second, Drain: 500 * time.Millisecond,
+			Wait: 2 * time.Millisecond, CPU: 200 * time.Microsecond, Forks: 4,
+		},
 	}
 }
 
@@ -247,6 +253,10 @@ func QuickSizes() Sizes {
 		WaitChain:   50,
 		// Quick runs check the rows, not speed: a hung row costs this.
 		BlockDeadline: 300 * time.Millisecond,
+		Server: &ServerSizes{
+			Loads: []int{50, 95}, Window: 40 * time.Millisecond, Drain: 40 * time.Millisecond,
+			Wait: 2 * time.Millisecond, CPU: 200 * time.Microsecond, Forks: 4,
+		},
 	}
 }
 
@@ -494,6 +504,8 @@ func Note(workload string, s Sizes) string {
 	case BlockingWait:
 		return fmt.Sprintf("one op = a batch of tasks waiting on later tasks, submitted in order from one goroutine, then waited for: "+
 			"fan-in = %d tasks wait on a channel the last task closes; chain = task i waits for task i+1; ", s.WaitFanIn) + blockingNote(s)
+	case BlockingServer:
+		return serverNote(s)
 	case "search", "by-key", "chunks-sum", "enumerate", "chain-sum", "zip-dot", "flatten-sum":
 		return "one op = the layer call against the loop and GOMAXPROCS goroutines over contiguous pieces (goSearch stops early), " +
 			"with Blitz's table's predicates and inputs (see the workload's file)"

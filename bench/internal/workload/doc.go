@@ -1,7 +1,8 @@
 // Package workload is the benchmark suite's rows: each workload (fib,
 // tree-sum, fork-join, quicksort, sum, sort-f64, search, by-key,
 // chunks-sum, enumerate, chain-sum, zip-dot, flatten-sum, submit; the
-// blocking section's blocking-sleep and blocking-wait in blocking.go) with all
+// blocking section's blocking-sleep and blocking-wait in blocking.go,
+// blocking-server in server.go) with all
 // its implementations in one file (fib.go, tree.go, ...): the sequential
 // baseline, the peers Go users run today and the pool's. Suite turns a
 // Config into Cases; each Case's Bench is a func(*testing.B) that checks
