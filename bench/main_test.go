@@ -100,7 +100,8 @@ func TestSuiteRuns(t *testing.T) {
 	for _, br := range workload.BlitzRows(workload.QuickSizes()) {
 		assert.Contains(t, out, br.Label)
 	}
-	for _, section := range []string{"== verdict: ", "== Blitz's table ", "== scaling: ", "== futex vs condvar: wake latency", "== futex vs condvar: throughput"} {
+	for _, section := range []string{"== verdict: ", "== Blitz's table ", "== scaling: ", "== futex vs condvar: wake latency", "== futex vs condvar: throughput",
+		"== blocking: blocking-sleep ", "== blocking: blocking-wait shape=chain", "== blocking: server under open-loop load", "== blocking: server p99 by load"} {
 		assert.Contains(t, out, section)
 	}
 	assert.Contains(t, out, "Peak Memory")

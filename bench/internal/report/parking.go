@@ -83,7 +83,7 @@ func (r *Report) parkingTables() []table {
 	for _, res := range r.Results {
 		c := res.Case
 		key := c.Workload + "/" + c.Params + "/" + c.Impl
-		if c.Kind != workload.KindBlitz || c.Workers != w || c.Pool == workload.PoolWarm || seen[key] {
+		if c.Kind != workload.KindBlitz || c.Workers != w || c.Pool == workload.PoolWarm || c.Workload == workload.BlockingServer || seen[key] {
 			continue
 		}
 		seen[key] = true

@@ -189,8 +189,11 @@ func (r *Report) tables() []table {
 		out = append(out, t)
 	}
 	for _, g := range r.groups() {
-		out = append(out, r.groupTable(g))
+		if !workload.IsBlocking(g.workload) {
+			out = append(out, r.groupTable(g))
+		}
 	}
+	out = append(out, r.blockingTables()...)
 	if s := r.scalingTable(); len(s.rows) > 0 {
 		out = append(out, s)
 	}
@@ -382,6 +385,7 @@ func (r *Report) targetsTable() table {
 					submitPeer.Case.Impl, fmtWorkers(submitPeer.Case.Workers)), parking, "at least 2.00x", fmtRatio(x), x >= 2))
 			}
 		}
+		t.rows = append(t.rows, r.blockingTargets(parking)...)
 	}
 	return t
 }
