@@ -42,6 +42,14 @@ func BenchmarkZipDot(b *testing.B)     { runWorkload(b, "zip-dot") }
 func BenchmarkFlattenSum(b *testing.B) { runWorkload(b, "flatten-sum") }
 func BenchmarkSubmit(b *testing.B)     { runWorkload(b, "submit") }
 
+// The blocking section (issue 32): tasks that block, the pool beside the
+// peers. The server rows report p50-ns, p99-ns, p99.9-ns, served-% and
+// done/s for benchstat (their ns/op is the length of a run); a row whose
+// op passes its guard's deadline is skipped with the reason.
+func BenchmarkBlockingSleep(b *testing.B)  { runWorkload(b, workload.BlockingSleep) }
+func BenchmarkBlockingWait(b *testing.B)   { runWorkload(b, workload.BlockingWait) }
+func BenchmarkBlockingServer(b *testing.B) { runWorkload(b, workload.BlockingServer) }
+
 // runWorkload runs every row of one workload as a sub-benchmark.
 func runWorkload(b *testing.B, name string) {
 	parkings, err := parseParking(*benchParking)

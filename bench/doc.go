@@ -48,7 +48,8 @@
 //
 // A workload is one problem (fib, tree-sum, fork-join, quicksort, sum,
 // sort-f64, search, by-key, chunks-sum, enumerate, chain-sum, zip-dot,
-// flatten-sum, submit); each has one file holding all its implementations,
+// flatten-sum, submit, and the blocking section's blocking-sleep,
+// blocking-wait and blocking-server); each has one file holding all its implementations,
 // the pool's included (internal/workload/fib.go,
 // internal/workload/forkjoin.go, ...). A row (Case) is one workload at one
 // size, run by one implementation ("impl") with one worker count.
@@ -91,6 +92,51 @@
 //     whole hand-over: submit, run, account. Pools are built once per row,
 //     outside the timed loop, and closed after it (conc's pool cannot be
 //     reused after Wait, so it is built per op, as its users do).
+//
+// # The blocking section
+//
+// Tasks that block (issue 32), the pool beside the peers, at the largest
+// worker count of the run (the peers under GOMAXPROCS = that count), with
+// `-only Blocking` to run it alone:
+//
+//	go run . -only Blocking               # the section (about 10 minutes at -count 6)
+//	go run . -quick -only Blocking        # a smoke run
+//	go test -run '^$' -bench 'Blocking' -count 6 | benchstat -col /impl -
+//
+// Its workloads:
+//
+//  1. blocking-sleep: a batch of tasks that sleep (200 x 20 ms, 10,000 x 1
+//     ms), submitted in order from one goroutine, then waited for.
+//  2. blocking-wait: tasks waiting on later tasks: 8 tasks waiting on a
+//     channel that a 9th, submitted last, closes (fan-in); 1000 tasks where
+//     task i waits for task i+1 (chain).
+//  3. blocking-server: an open-loop server: requests arrive on a fixed
+//     schedule for 1 s at 30, 50, 70, 90, 95 and 110% of the CPU capacity
+//     (GOMAXPROCS / 200 µs requests per second), each on its own goroutine,
+//     each sleeping 2 ms then computing 200 µs (a hash loop calibrated at
+//     start). Latency runs from the scheduled arrival, so a saturated server
+//     or a late generator cannot hide what it delays (no coordinated
+//     omission); a request not done 500 ms after the window is not served
+//     and enters the percentiles as its lower bound (shown with ≥). Rows
+//     report p50-ns, p99-ns, p99.9-ns, served-% and done/s.
+//
+// The peers are unbounded, as Go users run blocking work: a goroutine per
+// task, errgroup without a limit, ants and pond pools without a size limit,
+// conc's pool without a maximum; the server's are inline (the handler runs
+// the request), go, errgroup, ants and pond, each handler waiting for its
+// request. The pool's rows run on blitz.New() with no option but the
+// parking, the configuration of blitz.Default() (a pool per row: a row that
+// hangs must not harm the next): blitz-group (NewGroup, Go, Wait) and
+// blitz-go (Pool.Go and a WaitGroup) for the batches, blitz
+// (blitz.DoContext) and blitz-fork-group / blitz-fork-par (the CPU part
+// forked in 4 inside the task, with a Group and with par.For) for the
+// server. Every batch op runs under a guard: past its deadline (5 s, 300 ms
+// under -quick) its tasks are told to stop and the row is reported as
+// timed out, not failed, and not run again; the server's runs are bounded
+// by their deadline, its handlers' context cancelled there. The goals, in
+// the verdict: each batch within 1.2x of goroutines (go-wg); the server's
+// p99 at or below the best peer's at every load; at 95% load, the forked
+// request's p99 within 1.2x of the unforked one's, every request served.
 //
 // # Blitz's table
 //

@@ -38,8 +38,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: cd bench && go run . [flags]\n       cd bench && go run . compare [flags] A.json B.json\n\n"+
-			"Runs the Blitz for Go benchmark suite (Blitz's table, fork-join, data-parallel and\n"+
-			"submit workloads: our pool against sequential code, goroutines, ants, pond,\n"+
+			"Runs the Blitz for Go benchmark suite (Blitz's table, fork-join, data-parallel,\n"+
+			"submit and blocking workloads: our pool against sequential code, goroutines, ants, pond,\n"+
 			"errgroup and conc) and prints the verdict, then median figures per workload, impl\n"+
 			"and worker count; every ratio is a speedup over the baseline it names. compare\n"+
 			"puts two JSON reports side by side.\n\nflags:\n")
@@ -47,7 +47,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	count := fs.Int("count", 6, "repetitions of every row, interleaved; medians are reported, with 95% confidence intervals from 6 on")
 	quick := fs.Bool("quick", false, "tiny sizes and one iteration per row: a smoke run that checks every row, not figures")
-	only := fs.String("only", "", "run only rows whose benchmark name matches this regexp (e.g. 'Fib|Submit', 'impl=blitz')")
+	only := fs.String("only", "", "run only rows whose benchmark name matches this regexp (e.g. 'Fib|Submit', 'impl=blitz', 'Blocking' for the blocking section)")
 	parking := fs.String("parking", "auto", "blitz parking backends, comma-separated: auto, futex, portable, spin, cond; or all (side by side, with the futex vs condvar section)")
 	workers := fs.String("workers", defaultWorkers(), "comma-separated increasing worker counts (GOMAXPROCS limits for the goroutine peers), at most the CPUs allowed")
 	benchtime := fs.String("benchtime", "", "per-row benchmark time or count, as go test's -benchtime (default 1s; 1x with -quick)")
