@@ -50,6 +50,11 @@ func Run(opts Options) (*report.Report, error) {
 			return nil, fmt.Errorf("worker count must be at least 1, got %d", w)
 		}
 	}
+	// A row that fails (Fail) or times out (TimedOut) logs through its
+	// *testing.B, which reads the testing flags: without them registered
+	// (a binary other than a test, run without -benchtime or -quick) the
+	// log dereferences a nil flag and the whole report crashes.
+	testing.Init()
 	sizes := workload.FullSizes()
 	benchtime := opts.Benchtime
 	if opts.Quick {
