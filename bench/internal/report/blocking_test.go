@@ -107,3 +107,22 @@ func TestBlockingJSONRoundTrip(t *testing.T) {
 	txtBack, _ := render(t, back)
 	assert.Equal(t, txt, txtBack, "a report reads back from its JSON as it was")
 }
+
+// compare matches server rows by their p99, not their time per op (the
+// length of a run).
+func TestCompareServerRowsByP99(t *testing.T) {
+	a, b := blockingReport(), blockingReport()
+	for _, res := range b.Results {
+		if res.Case.Workload == workload.BlockingServer {
+			for i := range res.Metric {
+				res.Metric[i] /= 2
+			}
+		}
+	}
+	var out bytes.Buffer
+	require.NoError(t, Compare(a, b, "a", "b").WriteMarkdown(&out))
+	cells := row(t, out.String(), "BenchmarkBlockingServer/load=50/impl=blitz/workers=2 (p99)")
+	assert.Equal(t, []string{"3.00ms", "±2%", "1.50ms", "±2%", "2.00x"}, cells[1:6])
+	cells = row(t, out.String(), "BenchmarkBlockingSleep/tasks=200/sleep=20ms/impl=go-wg/workers=2")
+	assert.Equal(t, "~ 1.00x", cells[5])
+}

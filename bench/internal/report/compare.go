@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/blitz-go/blitz/bench/internal/workload"
 )
 
 // Compare puts two JSON reports side by side (two machines, or two commits
@@ -52,13 +54,16 @@ func Compare(a, b *Report, labelA, labelB string) *Comparison {
 	for _, ra := range a.Results {
 		name := ra.Case.FullName()
 		rb, ok := byName[name]
-		if !ok || len(ra.NsPerOp) == 0 || len(rb.NsPerOp) == 0 {
+		if !ok || len(compared(ra)) == 0 || len(compared(rb)) == 0 {
 			c.onlyA++
 			continue
 		}
 		matched[name] = true
-		sa := benchmath.NewSample(slices.Clone(ra.NsPerOp), &th)
-		sb := benchmath.NewSample(slices.Clone(rb.NsPerOp), &th)
+		sa := benchmath.NewSample(slices.Clone(compared(ra)), &th)
+		sb := benchmath.NewSample(slices.Clone(compared(rb)), &th)
+		if ra.Case.Workload == workload.BlockingServer {
+			name += " (p99)"
+		}
 		row := comparedRow{
 			name: name, a: ra, b: rb,
 			sumA: benchmath.AssumeNothing.Summary(sa, confidence),
@@ -76,6 +81,16 @@ func Compare(a, b *Report, labelA, labelB string) *Comparison {
 		}
 	}
 	return c
+}
+
+// compared is what compare compares of a row: its times per op, or for a
+// server row of the blocking section, whose op is a run of fixed length,
+// its p99 latencies.
+func compared(res *Result) []float64 {
+	if res.Case.Workload == workload.BlockingServer {
+		return res.Metric
+	}
+	return res.NsPerOp
 }
 
 // seqSpeedup is the row's speedup over the sequential row of its workload
@@ -103,6 +118,12 @@ func (c *Comparison) table() table {
 			fmt.Sprintf("%d rows compared; %d only in A, %d only in B", len(c.rows), c.onlyA, c.onlyB),
 		},
 		header: []string{"row", "A time/op", "±", "B time/op", "±", "B speedup over A", "p", "A speedup over seq", "B speedup over seq"},
+	}
+	for _, r := range c.rows {
+		if r.a.Case.Workload == workload.BlockingServer {
+			t.notes = append(t.notes, "the blocking section's server rows, named with (p99), compare their p99 latency, not their time per op (a run of fixed length)")
+			break
+		}
 	}
 	for _, r := range c.rows {
 		ratio := fmtRatio(r.speedup)
