@@ -74,16 +74,17 @@ func TestSuiteRuns(t *testing.T) {
 	rep, err := report.ReadJSONFile(js)
 	require.NoError(t, err)
 	require.Len(t, rep.Results, len(want))
-	timedOut := 0
+	measured := 0
 	for i, res := range rep.Results {
 		assert.Equal(t, want[i].FullName(), res.Case.FullName())
 		assert.Empty(t, res.Err, res.Case.FullName())
+		measured += len(res.NsPerOp)
 		if res.TimedOut != "" {
 			// Only the pool's blocking rows may pass their guard's
-			// deadline, until it replaces blocked workers (issue 32).
+			// deadline, until it replaces blocked workers (issue 32),
+			// in the first repetition or (on a busy machine) the second.
 			assert.True(t, workload.IsBlocking(res.Case.Workload) && res.Case.Kind == workload.KindBlitz, res.Case.FullName())
-			assert.Empty(t, res.NsPerOp, res.Case.FullName())
-			timedOut++
+			assert.LessOrEqual(t, len(res.NsPerOp), 1, res.Case.FullName())
 			continue
 		}
 		assert.Len(t, res.NsPerOp, 2, res.Case.FullName())
@@ -115,7 +116,7 @@ func TestSuiteRuns(t *testing.T) {
 	for _, key := range []string{"goarch: ", "cpu: ", "commit: ", "kernel: ", "go-version: ", "parking: ", "numa-nodes: "} {
 		assert.Contains(t, string(rawText), "\n"+key)
 	}
-	assert.Equal(t, 2*(len(want)-timedOut), strings.Count(string(rawText), " ns/op"))
+	assert.Equal(t, measured, strings.Count(string(rawText), " ns/op"))
 	mdText, err := os.ReadFile(md)
 	require.NoError(t, err)
 	assert.Contains(t, string(mdText), "## verdict: ")
