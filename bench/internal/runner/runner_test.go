@@ -84,6 +84,44 @@ func TestRunFailsOnWrongAnswer(t *testing.T) {
 	assert.Contains(t, progress.String(), "skipped (failed before)")
 }
 
+// TestRunTimedOutRow: a row that times out (workload.TimedOut) is reported
+// as timed out, not failed, is not run again, does not fail the run; the
+// row's extra metrics are kept by unit.
+func TestRunTimedOutRow(t *testing.T) {
+	restore, err := setBenchtime("1x")
+	require.NoError(t, err)
+	defer restore()
+	hung := workload.Case{Workload: workload.BlockingWait, Params: "shape=chain/tasks=2", Impl: "blitz-go", Workers: 1, Kind: workload.KindBlitz}
+	hung.Bench = func(b *testing.B) {
+		for b.Loop() {
+			workload.TimedOut(b, &hung, "an op passed its deadline")
+		}
+	}
+	runs := 0
+	extra := workload.Case{Workload: workload.BlockingServer, Params: "load=50", Impl: "go", Workers: 1, Unit: workload.MetricP99, Kind: workload.KindPeer}
+	extra.Bench = func(b *testing.B) {
+		runs++
+		for b.Loop() {
+		}
+		b.ReportMetric(float64(runs), workload.MetricP99)
+		b.ReportMetric(100, workload.MetricServed)
+	}
+	var progress bytes.Buffer
+	opts := Options{Count: 2, Parkings: []string{"auto"}, Workers: []int{1}, Progress: &progress}
+	watchdog(t, time.Minute, func() {
+		rep, err := runCases(opts, workload.QuickSizes(), []workload.Case{hung, extra})
+		require.NoError(t, err, "a timed-out row does not fail the run")
+		require.Len(t, rep.Results, 2)
+		assert.Equal(t, "an op passed its deadline", rep.Results[0].TimedOut)
+		assert.Empty(t, rep.Results[0].Err)
+		assert.Empty(t, rep.Results[0].NsPerOp)
+		assert.Equal(t, []float64{1, 2}, rep.Results[1].Metric)
+		assert.Equal(t, map[string][]float64{workload.MetricServed: {100, 100}}, rep.Results[1].Extra)
+	})
+	assert.Contains(t, progress.String(), "TIMED OUT: an op passed its deadline")
+	assert.Contains(t, progress.String(), "skipped (timed out before)")
+}
+
 // TestRunRejects: options that cannot run return no report.
 func TestRunRejects(t *testing.T) {
 	for _, tc := range []struct {
