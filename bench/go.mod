@@ -10,7 +10,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
 	golang.org/x/perf v0.0.0-20250305200902-02a15fd477ba
-	golang.org/x/sync v0.16.0
+	golang.org/x/sync v0.19.0
 	gonum.org/v1/plot v0.16.0
 )
 
