@@ -74,3 +74,50 @@ func TestPoke(t *testing.T) {
 	sleeping, _, _ = c.CounterValues()
 	require.Zero(t, sleeping)
 }
+
+// TestSleepersBits checks the sleepers bits that wakeAnyThreads scans: a
+// worker past the first word of bits, asleep in the counters, has its bit
+// set, and the wake meant for any sleeper finds it (passing over busy
+// workers whose locks it never takes) and clears the bit; a worker that
+// gives up sleeping because the queue holds work clears it too.
+func TestSleepersBits(t *testing.T) {
+	const n = 130
+	ps := make([]Parker, n)
+	for i := range ps {
+		ps[i] = newChanParker()
+	}
+	s, err := New(Config{Parkers: ps})
+	require.NoError(t, err)
+	bit := func(i int) bool { return s.sleepers[i>>6].Load()&(1<<(i&63)) != 0 }
+
+	var l CoreLatch
+	idle := s.StartLooking(n - 1)
+	idle.rounds = s.roundsUntilSleepy + 1 // straight to sleep
+	idle.jec = s.counters.load().jec()
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		s.NoWorkFound(&idle, &l, func() bool { return false })
+	}()
+	blockedOnLatch(s, n-1)
+	require.True(t, bit(n-1), "a sleeper's bit")
+	for i := range n - 1 {
+		require.False(t, bit(i), "worker %d's bit", i)
+		s.state(i).mu.Lock() // a waker that took these locks would hang
+	}
+	s.NewInjectedJobsLazy(1, func() bool { return false })
+	<-slept
+	require.False(t, bit(n-1), "a woken sleeper's bit")
+	for i := range n - 1 {
+		s.state(i).mu.Unlock()
+	}
+
+	// Giving up: the queue holds work at the final check (S7).
+	idle = s.StartLooking(0)
+	idle.rounds = s.roundsUntilSleepy + 1
+	idle.jec = s.counters.load().jec()
+	s.NoWorkFound(&idle, &l, func() bool { return true })
+	require.False(t, bit(0), "the bit of a worker that did not sleep")
+	sleeping, _, _ := s.CounterValues()
+	require.Zero(t, sleeping)
+}
