@@ -58,6 +58,30 @@ func (h *Hasher) Do(seed uint64) [sha256.Size]byte {
 	return out
 }
 
+// DoPart hashes part i of n of the payload (parts are contiguous and
+// differ in length by one byte at most; together they are the payload),
+// mixed with seed and i, and returns the digest. The example server's
+// request endpoints hash a request's parts on the pool, serially or in
+// parallel, and combine the digests; the parts' cost adds up to Do's.
+// n must be in [1, Size] and i in [0, n).
+func (h *Hasher) DoPart(seed uint64, i, n int) [sha256.Size]byte {
+	if n < 1 || n > len(h.payload) || i < 0 || i >= n {
+		panic(fmt.Sprintf("work: DoPart(%d, %d, %d) on %d bytes", seed, i, n, len(h.payload)))
+	}
+	lo, hi := len(h.payload)*i/n, len(h.payload)*(i+1)/n
+	d := sha256.New()
+	var s [16]byte
+	for k := range 8 {
+		s[k] = byte(seed >> (8 * k))
+		s[8+k] = byte(uint64(i) >> (8 * k))
+	}
+	d.Write(s[:])
+	d.Write(h.payload[lo:hi])
+	var out [sha256.Size]byte
+	d.Sum(out[:0])
+	return out
+}
+
 // Calibrate runs Do n times on the calling goroutine and returns the mean
 // wall time per call. Run on an otherwise idle goroutine it is the CPU time
 // of one request's work; the servers print it at startup.

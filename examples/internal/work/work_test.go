@@ -29,3 +29,36 @@ func TestDoIsDeterministicAndSeeded(t *testing.T) {
 		t.Errorf("Calibrate(3) = %v, %v", d, err)
 	}
 }
+
+func TestDoPartCoversThePayloadAndDiffers(t *testing.T) {
+	h, err := New(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 3, 10} {
+		seen := map[[32]byte]bool{}
+		for i := 0; i < n; i++ {
+			d := h.DoPart(7, i, n)
+			if seen[d] {
+				t.Errorf("n=%d: part %d repeats a digest", n, i)
+			}
+			seen[d] = true
+			if d != h.DoPart(7, i, n) {
+				t.Errorf("n=%d: part %d is not deterministic", n, i)
+			}
+			if d == h.DoPart(8, i, n) {
+				t.Errorf("n=%d: part %d ignores the seed", n, i)
+			}
+		}
+	}
+	for _, bad := range [][2]int{{0, 0}, {-1, 2}, {2, 2}, {0, 11}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("DoPart(_, %d, %d) did not panic", bad[0], bad[1])
+				}
+			}()
+			h.DoPart(0, bad[0], bad[1])
+		}()
+	}
+}
