@@ -9,6 +9,19 @@
 //	curl http://127.0.0.1:8080/work
 //	curl http://127.0.0.1:8080/metrics
 //
+// In blitz mode it also serves the request endpoints, a more realistic
+// request: each waits (-wait, 2 ms: a call to a second HTTP server on
+// loopback that the command starts itself, or a sleep, -wait-by) and then
+// computes (-request-work bytes hashed, about 200 µs, cut into -parts
+// parts) in a pool task submitted with blitz.DoContext. GET /request
+// computes the parts one after the other; GET /request/group forks them
+// with a blitz.Group on the task's *Worker, GET /request/par with
+// par.For(w, ...). -wait-in says whether the wait happens in the handler,
+// before the task (the default), or inside the task, blocking its worker:
+//
+//	go run ./server -mode blitz -wait-by backend -wait-in handler
+//	curl http://127.0.0.1:8080/request/group
+//
 // -cpuprofile and -trace record a CPU profile and an execution trace from
 // start to shutdown, to see where a load (go run ./loadgen -url ... -rate
 // ...) spends the server's time: go tool pprof, go tool trace.
@@ -16,6 +29,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -42,11 +56,17 @@ func main() {
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 		traceOut = flag.String("trace", "", "write an execution trace of the whole run to this file")
+		req      requestFlags
 	)
+	flag.IntVar(&req.size, "request-work", DefaultRequestSize, "request endpoints (blitz mode): bytes hashed per request (about 200 µs at the default)")
+	flag.IntVar(&req.parts, "parts", 4, "request endpoints: parts the CPU work is cut into (forked by /request/group and /request/par)")
+	flag.DurationVar(&req.wait, "wait", 2*time.Millisecond, "request endpoints: how long each request waits")
+	flag.StringVar(&req.waitBy, "wait-by", "backend", "request endpoints: backend (a call to a second HTTP server on loopback that answers after -wait) or sleep")
+	flag.StringVar(&req.waitIn, "wait-in", "handler", "request endpoints: where the wait happens: handler (before the pool task) or task (inside it, blocking the worker)")
 	flag.Parse()
 	stop, err := record(*cpuprof, *traceOut)
 	if err == nil {
-		err = run(*addr, *mode, *size, *capacity, *workers, *parking, *grace)
+		err = run(*addr, *mode, *size, *capacity, *workers, *parking, *grace, req)
 		if serr := stop(); err == nil {
 			err = serr
 		}
@@ -98,7 +118,60 @@ func record(cpuPath, tracePath string) (stop func() error, err error) {
 	return stop, nil
 }
 
-func run(addr, modeName string, size, capacity, workers int, parkingName string, grace time.Duration) error {
+// DefaultRequestSize is the request endpoints' default work: about 200 µs
+// of hashing on the development VM (twice the /work default and a bit).
+const DefaultRequestSize = 384 << 10
+
+// requestFlags are the request endpoints' flags.
+type requestFlags struct {
+	size, parts    int
+	wait           time.Duration
+	waitBy, waitIn string
+}
+
+// config returns the request endpoints' configuration, and prints what a
+// request does.
+func (f requestFlags) config() (*server.RequestConfig, error) {
+	in, err := server.ParseWaitIn(f.waitIn)
+	if err != nil {
+		return nil, err
+	}
+	if f.waitBy != "backend" && f.waitBy != "sleep" {
+		return nil, fmt.Errorf("unknown -wait-by %q (want backend or sleep)", f.waitBy)
+	}
+	h, err := work.New(f.size)
+	if err != nil {
+		return nil, err
+	}
+	if f.parts < 1 || f.parts > f.size {
+		return nil, fmt.Errorf("-parts %d out of range [1, %d]", f.parts, f.size)
+	}
+	per, err := calibrateParts(h, f.parts, 100)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Printf("request: wait %v (%s) in the %s, then SHA-256 over %d bytes in %d parts, %v of CPU per request (mean of 100, one goroutine)\n",
+		f.wait, f.waitBy, in, f.size, f.parts, per.Round(time.Microsecond))
+	return &server.RequestConfig{Wait: f.wait, Backend: f.waitBy == "backend", WaitIn: in, Parts: f.parts, Work: h.DoPart}, nil
+}
+
+// calibrateParts returns the mean time of one request's parts, computed
+// one after the other on this goroutine, over n requests.
+func calibrateParts(h *work.Hasher, parts, n int) (time.Duration, error) {
+	if n < 1 {
+		return 0, errors.New("calibrateParts needs n >= 1")
+	}
+	h.DoPart(0, 0, parts) // warm up
+	start := time.Now()
+	for seed := range n {
+		for i := range parts {
+			h.DoPart(uint64(seed), i, parts)
+		}
+	}
+	return time.Since(start) / time.Duration(n), nil
+}
+
+func run(addr, modeName string, size, capacity, workers int, parkingName string, grace time.Duration, req requestFlags) error {
 	m, err := server.ParseMode(modeName)
 	if err != nil {
 		return err
@@ -117,11 +190,22 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 	}
 	fmt.Printf("work: SHA-256 over %d bytes, %v per request (mean of 200 on one goroutine), GOMAXPROCS=%d\n",
 		size, per.Round(time.Microsecond), runtime.GOMAXPROCS(0))
-	s, err := server.Start(server.Config{Mode: m, Addr: addr, Workers: workers, Capacity: capacity, Parking: parking, Work: h.Do})
+	var rc *server.RequestConfig
+	if m == server.Blitz {
+		if rc, err = req.config(); err != nil {
+			return err
+		}
+	}
+	s, err := server.Start(server.Config{Mode: m, Addr: addr, Workers: workers, Capacity: capacity, Parking: parking, Work: h.Do, Request: rc})
 	if err != nil {
 		return err
 	}
 	fmt.Printf("mode %v, capacity %d: listening on http://%s/work (metrics: /debug/vars, /metrics)\n", m, capacity, s.Addr())
+	if rc != nil {
+		for _, f := range server.Forks {
+			fmt.Printf("request endpoint, fork %s: http://%s%s\n", f, s.Addr(), f.Path())
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -134,5 +218,11 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 	ok, busy, failed := s.Counts()
 	fmt.Printf("served: %d ok, %d rejected (503), %d failed; at most %d requests in the executor at once\n",
 		ok, busy, failed, s.PeakInExecutor())
+	if rc != nil {
+		for _, f := range server.Forks {
+			ok, failed := s.RequestCounts(f)
+			fmt.Printf("%s: %d ok, %d failed\n", f.Path(), ok, failed)
+		}
+	}
 	return err
 }

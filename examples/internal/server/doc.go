@@ -38,6 +38,37 @@
 // The server's PeakInExecutor, printed by the sweep's child servers, shows
 // how many requests were inside the executor at once.
 //
+// # Request endpoints
+//
+// /work is CPU only. A realistic request also waits for something — a call
+// to another service — and Config.Request adds endpoints that do both, in
+// blitz mode: each request waits RequestConfig.Wait (a GET to a second HTTP
+// server on loopback, which Start starts and Shutdown stops, when Backend is
+// set; a sleep otherwise), then computes Parts parts of CPU work
+// (RequestConfig.Work, work.Hasher.DoPart) in a pool task submitted with
+// blitz.DoContext, which waits for room in a full queue rather than
+// refusing. The answer is the SHA-256 of the parts' digests (Combine), the
+// same in every variant:
+//
+//   - GET /request (ForkNone): the task computes the parts one after the
+//     other.
+//   - GET /request/group (ForkGroup): the task forks each part with a
+//     blitz.Group made on its *Worker (NewGroup(ctx, w), Go, Wait).
+//   - GET /request/par (ForkPar): the task runs the parts with
+//     par.For(w, 0, Parts, 1, ...).
+//
+// RequestConfig.WaitIn puts the wait in the handler goroutine, before the
+// task (WaitInHandler: the pool's workers only compute, and only the fork
+// variants' joins wait on them), or inside the task (WaitInTask: the worker
+// blocks for the whole wait). A forking task waits in Group.Wait or in
+// par.For for the parts other workers took: issue 32 measured p99 in the
+// hundreds of milliseconds at 95% load with the fork against tens without,
+// because a worker waiting there runs nothing but those parts' descendants.
+// The responses are counted by variant (Server.RequestCounts, and the
+// "Request" field of the server's expvar entry): 200, or a failure (500 for
+// a panic, 502 when the backend call fails, 503 when the pool is closed or
+// the client went away).
+//
 // # Metrics
 //
 // Every server publishes its response counts in the expvar map "server"

@@ -51,6 +51,11 @@ type Config struct {
 	Capacity int
 	// Work is the per-request work. Required.
 	Work WorkFunc
+	// Request, when set, adds the request endpoints (GET /request,
+	// /request/group, /request/par; see the package doc): a wait and CPU
+	// work in parts, on the blitz pool with blitz.DoContext. Blitz mode
+	// only.
+	Request *RequestConfig
 	// Name names the server's metrics: its entry in the expvar maps
 	// "server" (request counts, every mode) and "blitz" (the pool's Stats,
 	// blitz mode), served at /debug/vars, and the pool label of its
@@ -59,7 +64,8 @@ type Config struct {
 	Name string
 }
 
-// A Server serves /work on a loopback address until Shutdown.
+// A Server serves /work, and the request endpoints when configured, on a
+// loopback address until Shutdown.
 type Server struct {
 	cfg  Config
 	ln   net.Listener
@@ -77,6 +83,16 @@ type Server struct {
 	// had, raised by the handler that reached it with a CAS loop and read
 	// by PeakInExecutor. Both atomic; only their final values matter.
 	inExec, peakExec atomic.Int64
+
+	// pool is the blitz executor's pool (blitz mode), which the request
+	// endpoints submit to; backend is the server they call
+	// (Config.Request.Backend), nil when they sleep or are not served.
+	pool    *blitz.Pool
+	backend *backend
+
+	// reqOK and reqFailed count the request endpoints' responses by
+	// Fork (atomic adds and loads, like ok and failed).
+	reqOK, reqFailed [3]atomic.Uint64
 
 	serveErr chan error // receives http.Server.Serve's result once
 }
@@ -96,7 +112,13 @@ type counts struct {
 	Mode                     string
 	OK, Busy, Failed, Panics uint64
 	PeakInExecutor           int64
+	// Request holds the request endpoints' counts by fork variant, when
+	// they are served.
+	Request map[string]requestCounts `json:",omitempty"`
 }
+
+// requestCounts is one request endpoint's entry in counts.
+type requestCounts struct{ OK, Failed uint64 }
 
 // stater is an executor with pool counters (the blitz executor).
 type stater interface {
@@ -131,6 +153,14 @@ func Start(cfg Config) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("server: unknown mode %v", cfg.Mode)
 	}
+	if cfg.Request != nil {
+		if cfg.Mode != Blitz {
+			return nil, fmt.Errorf("server: the request endpoints need mode %v, not %v", Blitz, cfg.Mode)
+		}
+		if err := cfg.Request.validate(); err != nil {
+			return nil, err
+		}
+	}
 	if !claimName(cfg.Name) {
 		return nil, fmt.Errorf("server: the metrics name %q is in use by another running server (set Config.Name)", cfg.Name)
 	}
@@ -145,16 +175,35 @@ func Start(cfg Config) (*Server, error) {
 		releaseName(cfg.Name)
 		return nil, fmt.Errorf("server: mode %v: %w", cfg.Mode, err)
 	}
+	var bk *backend
+	if cfg.Request != nil && cfg.Request.Backend {
+		if bk, err = startBackend(cfg.Request.Wait); err != nil {
+			exec.Shutdown(context.Background())
+			releaseName(cfg.Name)
+			return nil, fmt.Errorf("server: backend: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		exec.Shutdown(context.Background())
+		if bk != nil {
+			bk.shutdown(context.Background())
+		}
 		releaseName(cfg.Name)
 		return nil, err
 	}
-	s := &Server{cfg: cfg, ln: ln, exec: exec, serveErr: make(chan error, 1)}
+	s := &Server{cfg: cfg, ln: ln, exec: exec, backend: bk, serveErr: make(chan error, 1)}
+	if e, ok := exec.(*blitzExecutor); ok {
+		s.pool = e.pool
+	}
 	s.publish()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/work", s.handleWork)
+	if cfg.Request != nil {
+		for _, f := range Forks {
+			mux.HandleFunc(f.Path(), s.handleRequest(f))
+		}
+	}
 	mux.Handle("/debug/vars", expvar.Handler())
 	mux.Handle("/metrics", promhttp.HandlerFor(s.registry(), promhttp.HandlerOpts{}))
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -186,7 +235,15 @@ func releaseName(name string) {
 func (s *Server) publish() {
 	serverVars.Set(s.cfg.Name, expvar.Func(func() any {
 		ok, busy, failed := s.Counts()
-		return counts{Mode: s.cfg.Mode.String(), OK: ok, Busy: busy, Failed: failed, Panics: s.Panics(), PeakInExecutor: s.PeakInExecutor()}
+		c := counts{Mode: s.cfg.Mode.String(), OK: ok, Busy: busy, Failed: failed, Panics: s.Panics(), PeakInExecutor: s.PeakInExecutor()}
+		if s.cfg.Request != nil {
+			c.Request = map[string]requestCounts{}
+			for _, f := range Forks {
+				ok, failed := s.RequestCounts(f)
+				c.Request[f.String()] = requestCounts{OK: ok, Failed: failed}
+			}
+		}
+		return c
 	}))
 	if e, ok := s.exec.(*blitzExecutor); ok {
 		poolVars.Set(s.cfg.Name, e.pool.Expvar())
@@ -278,7 +335,7 @@ func raiseTo(peak *atomic.Int64, n int64) {
 // Shutdown stops accepting connections, waits for in-flight requests
 // (until ctx ends; then it closes the remaining connections), shuts the
 // executor down — which waits for every accepted task, until ctx ends —
-// and returns when the serving goroutine has exited. The first error wins.
+// then the request endpoints' backend, if any, and returns when the serving goroutine has exited. The first error wins.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
 	if err != nil {
@@ -286,6 +343,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if cerr := s.exec.Shutdown(ctx); err == nil {
 		err = cerr
+	}
+	if s.backend != nil {
+		if berr := s.backend.shutdown(ctx); err == nil {
+			err = berr
+		}
 	}
 	if serr := <-s.serveErr; err == nil && !errors.Is(serr, http.ErrServerClosed) {
 		err = serr
