@@ -5,6 +5,18 @@
 //
 //	go run ./loadgen -url http://127.0.0.1:8080/work -rate 2000 -duration 10s
 //
+// The same run with vegeta (github.com/tsenart/vegeta/v12, as a library)
+// instead of this generator: constant rate, its own timing and quantiles,
+// so that a figure does not rest on our client alone:
+//
+//	go run ./loadgen -vegeta -url http://127.0.0.1:8080/request/group -rate 2000 -duration 10s
+//
+// The closed-loop capacity of one endpoint, and the rate at -load percent
+// of it (the server's request endpoints wait, so the probe's concurrency
+// goes up to 32 x GOMAXPROCS):
+//
+//	go run ./loadgen -calibrate -url http://127.0.0.1:8080/request -load 95
+//
 // The sweep starts the server itself (a child process per point, running
 // this same binary with -child-server), measures the inline mode's
 // capacity, runs every mode at loads from 30% to 120% of it, and writes a
@@ -54,6 +66,9 @@ type flags struct {
 	maxInFlight int
 	conns       int
 	seed        uint64
+	vegeta      bool
+	calibrate   bool
+	load        float64
 
 	sweep       bool
 	modes       string
@@ -94,6 +109,9 @@ func main() {
 	flag.IntVar(&f.conns, "conns", 512, "most connections to the server; requests beyond wait for one (the wait counts in their latency)")
 	flag.Uint64Var(&f.seed, "seed", 1, "schedule RNG seed")
 
+	flag.BoolVar(&f.vegeta, "vegeta", false, "single run: send with vegeta (constant rate) instead of this generator (Poisson, open loop)")
+	flag.BoolVar(&f.calibrate, "calibrate", false, "measure -url's closed-loop capacity (best of GOMAXPROCS x1..x32 clients, each for -calibration) and print the rate at -load percent of it")
+	flag.Float64Var(&f.load, "load", 95, "calibrate: the load to print a rate for, in percent of the capacity")
 	flag.BoolVar(&f.sweep, "sweep", false, "run the sweep over modes and loads")
 	flag.StringVar(&f.modes, "modes", "inline,ants,blitz,blitz-futex,blitz-portable", "sweep: targets: inline, ants, blitz (the pool's default parking) or blitz-PARKING (auto, futex, portable, spin)")
 	flag.StringVar(&f.loads, "loads", "30,50,70,80,90,100,110,120", "sweep: offered loads in % of inline capacity")
@@ -132,10 +150,14 @@ func main() {
 		err = mixed(ctx, f)
 	case f.sweep:
 		err = sweep(ctx, f)
+	case f.calibrate && f.url != "":
+		err = calibrate(ctx, f)
+	case f.vegeta && f.url != "":
+		err = vegetaRun(ctx, f)
 	case f.url != "":
 		err = single(ctx, f)
 	default:
-		err = errors.New("give -url for a single run or -sweep")
+		err = errors.New("give -url for a single run (-vegeta: with vegeta; -calibrate: the capacity), or -sweep")
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
@@ -157,6 +179,37 @@ func single(ctx context.Context, f flags) error {
 		return err
 	}
 	fmt.Println(res)
+	return nil
+}
+
+// vegetaRun is single with vegeta as the generator.
+func vegetaRun(ctx context.Context, f flags) error {
+	res, err := loadgen.Vegeta(ctx, loadgen.VegetaConfig{
+		URL: f.url, Rate: f.rate, Duration: f.duration, Timeout: f.timeout, Conns: f.conns,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Println(res)
+	return nil
+}
+
+// calibrate prints -url's closed-loop capacity and the rate at -load
+// percent of it.
+func calibrate(ctx context.Context, f flags) error {
+	do, closeConns, err := loadgen.HTTPDoer(f.url, f.conns)
+	if err != nil {
+		return err
+	}
+	defer closeConns()
+	p := runtime.GOMAXPROCS(0)
+	concs := []int{p, 2 * p, 4 * p, 8 * p, 16 * p, 32 * p}
+	capRPS, err := loadgen.BestClosedLoop(ctx, do, concs, f.calibration)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("capacity %.0f req/s (closed loop, best of %v clients, %v each); %.0f%%: -rate %.0f\n",
+		capRPS, concs, f.calibration, f.load, capRPS*f.load/100)
 	return nil
 }
 

@@ -42,3 +42,26 @@ func ClosedLoop(ctx context.Context, do Doer, conc int, d time.Duration) (float6
 	wg.Wait()
 	return float64(ok) / time.Since(start).Seconds(), nil
 }
+
+// BestClosedLoop returns the best closed-loop throughput (200s per second)
+// of do at each concurrency in concs, each run for d: the capacity of a
+// server, as Calibrate measures it, for any endpoint. An endpoint whose
+// requests wait (a backend call) needs concurrencies well above GOMAXPROCS
+// to keep the CPUs busy.
+func BestClosedLoop(ctx context.Context, do Doer, concs []int, d time.Duration) (float64, error) {
+	if len(concs) == 0 {
+		return 0, errors.New("loadgen: BestClosedLoop needs concurrencies")
+	}
+	best := 0.0
+	for _, c := range concs {
+		tput, err := ClosedLoop(ctx, do, c, d)
+		if err != nil {
+			return 0, err
+		}
+		best = max(best, tput)
+	}
+	if best <= 0 {
+		return 0, errors.New("loadgen: calibration got no successful response")
+	}
+	return best, nil
+}

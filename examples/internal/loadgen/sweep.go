@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -170,21 +169,14 @@ func Calibrate(ctx context.Context, start Starter, maxConns int, d time.Duration
 		stop()
 		return 0, err
 	}
-	best := 0.0
 	p := runtime.GOMAXPROCS(0)
-	for _, c := range []int{p, 2 * p, 4 * p, 8 * p} {
-		tput, err := ClosedLoop(ctx, do, c, d)
-		if err != nil {
-			break
-		}
-		best = math.Max(best, tput)
-	}
+	best, err := BestClosedLoop(ctx, do, []int{p, 2 * p, 4 * p, 8 * p}, d)
 	closeConns()
-	if err := stop(); err != nil {
-		return 0, err
+	if serr := stop(); err == nil {
+		err = serr
 	}
-	if best <= 0 {
-		return 0, errors.New("loadgen: calibration got no successful response")
+	if err != nil {
+		return 0, err
 	}
 	return best, nil
 }
