@@ -117,9 +117,9 @@ func (r *Result) Max() time.Duration {
 // String summarises the result on one line.
 func (r *Result) String() string {
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	return fmt.Sprintf("offered %.0f/s, throughput %.0f/s, sent %d: %d ok, %d 503 (%.1f%%), %d errors, %d dropped; "+
+	return fmt.Sprintf("offered %.0f/s, throughput %.0f/s (served/offered %.3f), sent %d: %d ok, %d 503 (%.1f%%), %d errors, %d dropped; "+
 		"p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms; max send lag %.3f ms",
-		r.Offered, r.Throughput(), r.Sent, r.OK, r.Rejected, 100*r.RejectedFraction(), r.Errors, r.Dropped,
+		r.Offered, r.Throughput(), r.Throughput()/r.Offered, r.Sent, r.OK, r.Rejected, 100*r.RejectedFraction(), r.Errors, r.Dropped,
 		ms(r.Percentile(0.50)), ms(r.Percentile(0.99)), ms(r.Percentile(0.999)), ms(r.Max()), ms(r.MaxSendLag))
 }
 

@@ -51,9 +51,9 @@ func (r *VegetaResult) OK() int { return r.Metrics.StatusCodes["200"] }
 func (r *VegetaResult) String() string {
 	m := &r.Metrics
 	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	return fmt.Sprintf("vegeta: offered %.0f/s (sent %.0f/s), throughput %.0f/s, sent %d: %d ok, success %.4f, codes %v; "+
+	return fmt.Sprintf("vegeta: offered %.0f/s (sent %.0f/s), throughput %.0f/s (served/offered %.3f), sent %d: %d ok, success %.4f, codes %v; "+
 		"p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, max %.3f ms",
-		r.Offered, m.Rate, m.Throughput, m.Requests, r.OK(), m.Success, m.StatusCodes,
+		r.Offered, m.Rate, m.Throughput, m.Throughput/r.Offered, m.Requests, r.OK(), m.Success, m.StatusCodes,
 		ms(m.Latencies.P50), ms(m.Latencies.P99), ms(m.Latencies.Quantile(0.999)), ms(m.Latencies.Max))
 }
 
