@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -155,6 +156,24 @@ func TestRequestVariantsAgree(t *testing.T) {
 			t.Errorf("%v: status %d, body %q", f, code, body)
 		}
 		bodies = append(bodies, body)
+		// /debug/vars counts the response under its variant.
+		var vars struct {
+			Server map[string]struct {
+				Request map[string]struct{ OK, Failed uint64 }
+			} `json:"server"`
+		}
+		if err := json.Unmarshal([]byte(getPath(t, c, s, "/debug/vars")), &vars); err != nil {
+			t.Fatalf("/debug/vars: %v", err)
+		}
+		for _, g := range Forks {
+			got, want := vars.Server["server"].Request[g.String()], uint64(0)
+			if g == f {
+				want = 1
+			}
+			if got.OK != want || got.Failed != 0 {
+				t.Errorf("%v: /debug/vars server[server].Request[%v] = %+v, want %d ok", f, g, got, want)
+			}
+		}
 		c.Transport.(*http.Transport).CloseIdleConnections()
 		shutdown(t, s)
 	}
