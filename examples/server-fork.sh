@@ -58,8 +58,30 @@ stop() {
 	grep '^request:\|^/request' "$bin/server.out" | sed 's/^/    server: /'
 }
 
+# quiet waits (up to 5 minutes) until the CPUs were at least 90% idle
+# for a whole second, so that a run starts on a quiet machine, and prints
+# what it waited for. Other work may still start during the run: the
+# server's CPU cost per request, measured as it starts, shows it too.
+quiet() {
+	i=0
+	while :; do
+		set -- $(head -1 /proc/stat)
+		t0=$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9))
+		i0=$5
+		sleep 1
+		set -- $(head -1 /proc/stat)
+		t1=$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9))
+		idle=$((100 * ($5 - i0) / (t1 - t0 + 1)))
+		i=$((i + 1))
+		if [ $idle -ge 90 ] || [ $i -ge 300 ]; then
+			break
+		fi
+	done
+	echo "# idle CPU in the last second: $idle% (waited ${i}s); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+quiet
 serve
-echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "\$ loadgen -calibrate -url http://127.0.0.1:$port/request -calibration 2s -load $load"
 cal=$(flock /tmp/bench.lock "$bin/loadgen" -calibrate -url http://127.0.0.1:$port/request -calibration 2s -load "$load")
 echo "$cal"
@@ -76,8 +98,8 @@ for path in /request /request/group /request/par; do
 		else
 			flags="$flags -warmup 1s"
 		fi
+		quiet
 		serve
-		echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "\$ loadgen $flags"
 		flock /tmp/bench.lock "$bin/loadgen" $flags
 		stop
