@@ -52,6 +52,7 @@ func main() {
 		size     = flag.Int("work", work.DefaultSize, "bytes hashed per request (sets the CPU cost per request)")
 		capacity = flag.Int("capacity", 64, "requests waiting for a worker before 503 (ants and blitz modes)")
 		workers  = flag.Int("workers", 0, "ants and blitz pool workers (0: GOMAXPROCS)")
+		maxW     = flag.Int("max-workers", 0, "blitz pool: most workers at once, those added while workers are blocked included (0: the pool's default; -workers or less: no additions)")
 		parking  = flag.String("parking", "auto", "blitz pool parking backend: auto (the default, portable), futex, portable, cond or spin (see server.Config.Parking)")
 		grace    = flag.Duration("grace", 10*time.Second, "how long shutdown waits for in-flight requests")
 		cpuprof  = flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -66,7 +67,7 @@ func main() {
 	flag.Parse()
 	stop, err := record(*cpuprof, *traceOut)
 	if err == nil {
-		err = run(*addr, *mode, *size, *capacity, *workers, *parking, *grace, req)
+		err = run(*addr, *mode, *size, *capacity, *workers, *maxW, *parking, *grace, req)
 		if serr := stop(); err == nil {
 			err = serr
 		}
@@ -171,7 +172,7 @@ func calibrateParts(h *work.Hasher, parts, n int) (time.Duration, error) {
 	return time.Since(start) / time.Duration(n), nil
 }
 
-func run(addr, modeName string, size, capacity, workers int, parkingName string, grace time.Duration, req requestFlags) error {
+func run(addr, modeName string, size, capacity, workers, maxWorkers int, parkingName string, grace time.Duration, req requestFlags) error {
 	m, err := server.ParseMode(modeName)
 	if err != nil {
 		return err
@@ -196,7 +197,7 @@ func run(addr, modeName string, size, capacity, workers int, parkingName string,
 			return err
 		}
 	}
-	s, err := server.Start(server.Config{Mode: m, Addr: addr, Workers: workers, Capacity: capacity, Parking: parking, Work: h.Do, Request: rc})
+	s, err := server.Start(server.Config{Mode: m, Addr: addr, Workers: workers, MaxWorkers: maxWorkers, Capacity: capacity, Parking: parking, Work: h.Do, Request: rc})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ type blitzExecutor struct {
 	pool *blitz.Pool
 }
 
-func newBlitzExecutor(workers, capacity int, parking blitz.Parking) (*blitzExecutor, error) {
+func newBlitzExecutor(workers, capacity, maxWorkers int, parking blitz.Parking) (*blitzExecutor, error) {
 	opts := []blitz.Option{
 		blitz.WithName("server"),
 		blitz.WithParking(parking),
@@ -24,6 +24,9 @@ func newBlitzExecutor(workers, capacity int, parking blitz.Parking) (*blitzExecu
 	}
 	if workers > 0 {
 		opts = append(opts, blitz.WithWorkers(workers))
+	}
+	if maxWorkers > 0 {
+		opts = append(opts, blitz.WithMaxWorkers(maxWorkers))
 	}
 	p, err := blitz.New(opts...)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 // blocks until the returned release function is called.
 func newTestBlitz(t *testing.T, capacity int) (e *blitzExecutor, occupy func() (release func())) {
 	t.Helper()
-	e, err := newBlitzExecutor(1, capacity, blitz.ParkingPortable)
+	e, err := newBlitzExecutor(1, capacity, 1, blitz.ParkingPortable) // max 1: no worker added for the blocked one
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,12 @@ type Config struct {
 	// (blitz.ParkingFutex) that wakes one pays for a thread hand-off
 	// (bench/results/server-submit-and-wait-trydo.txt).
 	Parking blitz.Parking
+	// MaxWorkers caps the blitz pool's workers, those it adds while its
+	// workers are blocked included (blitz.WithMaxWorkers); 0 means the
+	// pool's default. A cap at or below Workers turns the additions off:
+	// tests that hold every worker with a blocked task to fill the queue
+	// set it, or the pool would run the queued tasks on added workers.
+	MaxWorkers int
 	// Capacity bounds the requests waiting for a worker in the ants and
 	// blitz modes, the same way in both: at most Workers requests run and
 	// Capacity more wait; the next one gets 503 at once. It must be at
@@ -150,6 +156,9 @@ func Start(cfg Config) (*Server, error) {
 		if cfg.Workers < 0 {
 			return nil, fmt.Errorf("server: Workers must be >= 0, got %d", cfg.Workers)
 		}
+		if cfg.MaxWorkers < 0 {
+			return nil, fmt.Errorf("server: MaxWorkers must be >= 0, got %d", cfg.MaxWorkers)
+		}
 	default:
 		return nil, fmt.Errorf("server: unknown mode %v", cfg.Mode)
 	}
@@ -169,7 +178,7 @@ func Start(cfg Config) (*Server, error) {
 	case Ants:
 		exec, err = newAntsExecutor(cfg.Workers, cfg.Capacity)
 	case Blitz:
-		exec, err = newBlitzExecutor(cfg.Workers, cfg.Capacity, cfg.Parking)
+		exec, err = newBlitzExecutor(cfg.Workers, cfg.Capacity, cfg.MaxWorkers, cfg.Parking)
 	}
 	if err != nil {
 		releaseName(cfg.Name)

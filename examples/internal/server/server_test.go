@@ -179,7 +179,9 @@ func TestBoundedModesReject503AtCapacity(t *testing.T) {
 		t.Run(fmt.Sprintf("mode=%v/workers=%d/capacity=%d/parking=%v", tc.mode, tc.workers, tc.capacity, tc.parking), func(t *testing.T) {
 			defer goleak.VerifyNone(t)
 			g := newGate()
-			s := start(t, Config{Mode: tc.mode, Workers: tc.workers, Capacity: tc.capacity, Parking: tc.parking, Work: g.work})
+			// MaxWorkers = Workers: the pool must not add workers for
+			// the blocked ones, or it would run the queue it should fill.
+			s := start(t, Config{Mode: tc.mode, Workers: tc.workers, MaxWorkers: tc.workers, Capacity: tc.capacity, Parking: tc.parking, Work: g.work})
 			c := testClient(t)
 			admitted := tc.workers + tc.capacity
 			codes := make(chan int, admitted)

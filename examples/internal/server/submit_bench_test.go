@@ -23,7 +23,7 @@ import (
 func BenchmarkSubmitAndWait(b *testing.B) {
 	for _, parking := range []blitz.Parking{blitz.ParkingFutex, blitz.ParkingPortable} {
 		b.Run("api=trydo/parking="+parking.String(), func(b *testing.B) {
-			e, err := newBlitzExecutor(0, 1<<20, parking)
+			e, err := newBlitzExecutor(0, 1<<20, 0, parking)
 			if err != nil {
 				b.Skip(err) // no futex off Linux
 			}
