@@ -2,7 +2,7 @@
 # server-fork.sh: the request endpoints of the example server (issue 32) at
 # one offered load, with our open-loop generator and with vegeta.
 #
-#   cd examples && sh server-fork.sh [-wait-in handler|task] [-rate N] [load%] [duration]
+#   cd examples && sh server-fork.sh [-wait-in handler|task] [-rate N] [-bin DIR] [load%] [duration]
 #
 # It builds the server and the generator, measures the closed-loop capacity
 # of GET /request (no fork) on a fresh server, then for each variant
@@ -10,16 +10,19 @@
 # our generator (Poisson, latency from the intended send time) and then
 # vegeta (constant rate) against it at load% of that capacity, for
 # duration each (-rate N: at N req/s instead, to compare with an earlier
-# run; the capacity is still measured and printed). Every run holds /tmp/bench.lock, so that no two
+# run; the capacity is still measured and printed; -bin DIR: use the server
+# and loadgen binaries in DIR, built from another commit). Every run holds /tmp/bench.lock, so that no two
 # benchmarks share the machine. Loopback only; everything stops by itself.
 set -eu
 cd "$(dirname "$0")"
 waitin=handler
 rate=
+prebuilt=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-wait-in) waitin=$2 ;;
 	-rate) rate=$2 ;;
+	-bin) prebuilt=$2 ;;
 	*) break ;;
 	esac
 	shift 2
@@ -29,8 +32,13 @@ dur=${2:-15s}
 port=18181
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/server" ./server
-go build -o "$bin/loadgen" ./loadgen
+if [ -n "$prebuilt" ]; then
+	cp "$prebuilt/server" "$prebuilt/loadgen" "$bin/"
+	echo "# binaries: $prebuilt ($(cat "$prebuilt/commit" 2>/dev/null || echo "commit unknown"))"
+else
+	go build -o "$bin/server" ./server
+	go build -o "$bin/loadgen" ./loadgen
+fi
 srvflags="-mode blitz -addr 127.0.0.1:$port -wait-by backend -wait 2ms -wait-in $waitin -parts 4 -request-work 393216 -capacity 64"
 
 echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) $(git rev-parse --short HEAD) ($(git log -1 --format=%s))"
@@ -58,7 +66,7 @@ stop() {
 	grep '^request:\|^/request' "$bin/server.out" | sed 's/^/    server: /'
 }
 
-# quiet waits (up to 5 minutes) until the CPUs were at least 90% idle
+# quiet waits (up to a minute) until the CPUs were at least 90% idle
 # for a whole second, so that a run starts on a quiet machine, and prints
 # what it waited for. Other work may still start during the run: the
 # server's CPU cost per request, measured as it starts, shows it too.
@@ -73,7 +81,7 @@ quiet() {
 		t1=$(($2 + $3 + $4 + $5 + $6 + $7 + $8 + $9))
 		idle=$((100 * ($5 - i0) / (t1 - t0 + 1)))
 		i=$((i + 1))
-		if [ $idle -ge 90 ] || [ $i -ge 300 ]; then
+		if [ $idle -ge 90 ] || [ $i -ge 60 ]; then
 			break
 		fi
 	done
