@@ -106,7 +106,7 @@ func (s *Sleep) Return(worker int, hasInjectedJobs func() bool) {
 	poked := w.returnPoke
 	w.borrowed, w.guest, w.nudged, w.poked, w.returnPoke = false, nil, false, false, false
 	if !poked && !w.home.Probe() {
-		s.markSleeper(w, true) // before it counts again, as in sleep's S5
+		s.markSleeper(w) // before it counts again, as in sleep's S5
 		s.counters.giveBack()
 		// F2': pairs with fence F1 in NewInjectedJobsLazy (above).
 		atomics.SeqCstFence()

@@ -237,10 +237,13 @@ type Sleep struct {
 	// worker. A worker sets its bit under its mu before it registers as
 	// sleeping (S5: the counters' CAS), so a waker that read the sleeping
 	// count after that registration (NewInjectedJobsLazy's load, after F1)
-	// finds the bit in a later load. The bit is cleared under the same mu
-	// by the waker that unblocks the worker, and by the worker when it gives
-	// up sleeping. A set bit is a hint: the waker takes the mu and checks
-	// isBlocked, as before. sync/atomic (Or, And, Load).
+	// finds the bit in a later load. A set bit is a hint: the waker takes
+	// the mu and checks isBlocked, as before. Nobody clears a bit on the
+	// way to or from a park (a worker that sleeps again finds its bit set
+	// and writes nothing: a wake's round trip pays no locked instruction
+	// for it); wakeAnyThreads clears the bit of a worker it finds awake,
+	// under that worker's mu, where the worker cannot be between S5 and S8.
+	// sync/atomic (Or, And, Load).
 	sleepers [(MaxWorkers + 63) / 64]atomic.Uint64
 
 	// Immutable after New.
@@ -495,13 +498,12 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 	}
 	// S5: register as sleeping, in one CAS that also checks that the JEC has
 	// not moved since we got sleepy; the sleepers bit first.
-	s.markSleeper(w, true)
+	s.markSleeper(w)
 	for {
 		c := s.counters.load()
 		if c.jec() != idle.jec {
 			// A job was posted since we announced ourselves sleepy, and our
 			// last search missed it: search again, then get sleepy again.
-			s.markSleeper(w, false)
 			w.mu.Unlock()
 			s.wakePartly(idle)
 			latch.wakeUp()
@@ -521,7 +523,6 @@ func (s *Sleep) sleep(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() 
 	if hasInjectedJobs() {
 		// Nobody will wake us for this job: take ourselves off the count.
 		s.counters.subSleepingThread()
-		s.markSleeper(w, false)
 		w.mu.Unlock()
 	} else {
 		// S8: commit, then park until a waker clears isBlocked.
@@ -733,10 +734,10 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 	if n == 0 {
 		return
 	}
-	nw := len(*s.workers.Load())
-	for k := 0; k*64 < nw; k++ {
+	ws := *s.workers.Load()
+	for k := 0; k*64 < len(ws); k++ {
 		for bits := s.sleepers[k].Load(); bits != 0; bits &= bits - 1 {
-			if s.wakeSpecificThread(k*64+mathbits.TrailingZeros64(bits), false) {
+			if s.wakeSleeper(ws[k*64+mathbits.TrailingZeros64(bits)]) {
 				n--
 				if n == 0 {
 					return
@@ -746,14 +747,31 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 	}
 }
 
-// markSleeper sets (asleep) or clears worker w's bit in sleepers; w.mu is
-// held.
-func (s *Sleep) markSleeper(w *workerSleepState, asleep bool) {
+// wakeSleeper is wakeSpecificThread for a wake meant for any sleeper, given
+// a worker whose sleepers bit is set: it clears the bit if the worker is
+// not asleep in the counters (under its mu, so not between S5 and S8; a
+// borrowed worker keeps it, as Return counts it asleep again).
+func (s *Sleep) wakeSleeper(w *workerSleepState) bool {
+	w.mu.Lock()
+	if !w.isBlocked || w.uncounted {
+		if !w.borrowed {
+			s.sleepers[w.index>>6].And(^(uint64(1) << (w.index & 63)))
+		}
+		w.mu.Unlock()
+		return false
+	}
+	pk := s.unblock(w)
+	w.mu.Unlock()
+	pk.Unpark()
+	return true
+}
+
+// markSleeper sets worker w's bit in sleepers, unless it is set already;
+// w.mu is held.
+func (s *Sleep) markSleeper(w *workerSleepState) {
 	bit := uint64(1) << (w.index & 63)
-	if asleep {
-		s.sleepers[w.index>>6].Or(bit)
-	} else {
-		s.sleepers[w.index>>6].And(^bit)
+	if word := &s.sleepers[w.index>>6]; word.Load()&bit == 0 {
+		word.Or(bit)
 	}
 }
 
@@ -783,7 +801,6 @@ func (s *Sleep) wakeSpecificThread(i int, latch bool) bool {
 // w.mu is released. w.mu is held.
 func (s *Sleep) unblock(w *workerSleepState) Parker {
 	w.isBlocked = false
-	s.markSleeper(w, false)
 	if w.uncounted {
 		w.uncounted = false
 	} else {

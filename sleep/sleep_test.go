@@ -32,7 +32,7 @@ func newTestSleep(t *testing.T, n, sleepers, idle int) (*Sleep, []*countParker) 
 		s.StartLooking(i)
 	}
 	for i := 0; i < sleepers; i++ {
-		s.markSleeper(s.state(i), true) // as sleep's S5 does
+		s.markSleeper(s.state(i)) // as sleep's S5 does
 		if !s.counters.tryAddSleepingThread(s.counters.load()) {
 			t.Fatal("tryAddSleepingThread")
 		}
