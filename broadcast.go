@@ -127,7 +127,9 @@ func (b *broadcast[T]) signal() {
 // Broadcast runs fn once on every worker of r's pool, each call given its
 // own worker, and returns the results by worker index: result i is fn's on
 // the worker whose Index is i, and there are as many as the pool had
-// workers (Workers) when Broadcast began. A worker runs its call when it is
+// active workers when Broadcast began: its size (Workers) and the workers
+// it added while workers were blocked (Stats.Active; see "Blocking" in the
+// package documentation). A worker runs its call when it is
 // idle, or between the jobs it runs, or while it waits inside a task (for
 // a join half, a scope's tasks, a call into another pool); Broadcast waits
 // for every call, so it waits for workers busy with long tasks to get to

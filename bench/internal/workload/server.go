@@ -28,7 +28,7 @@ import (
 // when the generator got round to it, so a stalled generator or a
 // saturated server cannot hide the requests it delays (coordinated
 // omission). The generator sleeps between arrivals with Go's timers, about
-// 1 ms granular on an idle machine (DESIGN.md section 3): at rates above
+// 1 ms granular on an idle machine (the project's design notes, section 3): at rates above
 // 1,000 per second arrivals leave in small bursts, a few hundred
 // microseconds late, and that lag is in every implementation's latency
 // alike (the rows report its maximum).
