@@ -121,9 +121,10 @@ type monitor struct {
 	timer    *time.Timer
 	interval time.Duration
 	quiet    int
-	// forkBlocked counts the ticks in a row that saw workers blocked with
-	// only forked jobs waiting.
-	forkBlocked int
+	// forkBlocked and queueBlocked count the ticks in a row that saw
+	// workers blocked with only forked jobs waiting, and with submitted
+	// tasks waiting.
+	forkBlocked, queueBlocked int
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -274,9 +275,19 @@ func (p *Pool) monitorTick() {
 	// isolated wait are left out of the second count: they park while
 	// their fork-join's other workers run it, and a parked one must not be
 	// taken for a blocked candidate.
+	//
+	// Submitted tasks waiting take any busy worker that the scheduler does
+	// not count running, stuck or not: tasks that block for less than a
+	// tick (1 ms sleeps, under ticks of up to 10 ms) move the counts at
+	// every tick and are never stuck, yet hold their workers nearly all
+	// the time. Seen on two ticks in a row, the second at monitorMin: a
+	// worker parked in a GC assist at one tick is rarely parked at the
+	// next.
 	blocked, want := 0, 0
 	switch {
-	case submitted > 0 && stuck.all > 0:
+	case submitted > 0 && busy.all > 0 && m.sched != nil:
+		blocked, want = m.blocked(busy.all, busy.all, busy.all, p.sleep.AwakeIdle()), submitted
+	case submitted > 0 && stuck.all > 0 && m.sched == nil:
 		blocked, want = m.blocked(busy.all, stuck.all, long.all, p.sleep.AwakeIdle()), submitted
 	case submitted == 0 && forked && long.forking > 0 && m.sched != nil:
 		blocked, want = m.blocked(busy.forking, long.forking, long.forking, p.sleep.AwakeIdle()), long.forking
@@ -286,12 +297,20 @@ func (p *Pool) monitorTick() {
 	// row, as the scheduler tells, before any is added: a CPU-bound
 	// fork-join that allocates parks its workers in GC assists now and
 	// then, never for ticks on end.
-	if submitted == 0 && blocked > 0 {
+	suspect := false
+	switch {
+	case blocked <= 0:
+		m.forkBlocked, m.queueBlocked = 0, 0
+	case submitted == 0:
+		m.queueBlocked = 0
 		if m.forkBlocked++; m.forkBlocked < monitorStuckTicks {
-			blocked = 0
+			blocked, suspect = 0, true
 		}
-	} else {
+	default:
 		m.forkBlocked = 0
+		if m.queueBlocked++; m.queueBlocked < 2 {
+			blocked, suspect = 0, true
+		}
 	}
 	if blocked > 0 {
 		m.blockedSeen.Add(uint64(blocked))
@@ -305,7 +324,7 @@ func (p *Pool) monitorTick() {
 	if m.ticked != nil {
 		m.ticked()
 	}
-	if added > 0 {
+	if added > 0 || suspect {
 		m.interval, m.quiet = monitorMin, 0
 	} else if m.quiet++; m.quiet > monitorQuiet {
 		m.interval = min(2*m.interval, monitorMax)
