@@ -23,24 +23,38 @@ import (
 // Vocabulary. A worker is busy while it runs a job (Worker.execute) or a
 // caller runs as it (borrow.go): its started count (stats.executed plus
 // stats.callerRuns) is ahead of its finished count (stats.finished), both
-// written by the worker's goroutine with release stores. It is stuck when
-// it is busy and neither count moved since the monitor's previous tick: it
-// has been in the same job for a whole tick. A stuck worker either runs a
-// long CPU-bound job or is blocked; the scheduler tells which. Go 1.26's
-// runtime/metrics counts the goroutines running and runnable (the Ps in
-// _Prunning, the run queues); a stuck worker that is neither is blocked.
-// The monitor cannot tell which goroutines are its workers, so it takes
-// every running or runnable goroutine but itself as a busy worker that is
-// not blocked: blocked = min(stuck, busy - (running - 1) - runnable). Other
-// goroutines of the program only make it see fewer blocked workers, never
-// more.
+// written by the worker's goroutine with release stores and loaded by the
+// monitor with acquire loads. It is stuck when it is busy and neither count
+// moved since the monitor's previous tick: it has been in the same job for
+// a whole tick. Go 1.26's runtime/metrics counts the goroutines running and
+// runnable (the Ps in _Prunning, the run queues); a busy worker that is
+// neither is blocked. The monitor cannot tell which goroutines are its
+// workers, so it takes every running or runnable goroutine, but itself and
+// the idle workers that are awake (sleep.AwakeIdle: searching, yielding),
+// as a busy worker that is not blocked:
+//
+//	blocked = min(candidates, busy - (running - 1 + runnable - awakeIdle))
+//
+// Other goroutines of the program only make it see fewer blocked workers,
+// never more.
 //
 // What the monitor does. Each tick (Pool.monitorTick, under resizeMu):
 //
 //  1. It reads every active worker's two counts and finds the busy, stuck
 //     and idle ones, and what waits for a worker: the injector's tasks,
-//     the run queues' and whether any deque holds a job.
-//  2. If work waits and some worker is blocked, it adds as many workers as
+//     the run queues' and whether a stealable deque holds a job.
+//  2. Who the candidates are depends on what waits. Submitted tasks: every
+//     busy worker, stuck or not (tasks that block for less than a tick,
+//     1 ms sleeps under 10 ms ticks, move the counts at every tick and are
+//     never stuck, yet hold their workers nearly all the time); the
+//     estimate must be positive on two ticks in a row, the second at
+//     monitorMin, since a worker parked in a GC assist at one tick is
+//     rarely parked at the next. Only forked jobs (join halves, spawns):
+//     workers stuck for monitorStuckTicks ticks outside an isolated wait
+//     (a joiner parks while its fork-join's other workers run it, and a
+//     fork-join's long CPU-bound parts are stuck too), on monitorStuckTicks
+//     ticks in a row.
+//  3. If some candidate is blocked, it adds as many workers as
 //     tasks wait, up to the pool's cap (WithMaxWorkers): a plain goroutine
 //     per task is what the program would have had without the pool, and
 //     adding one worker per blocked worker (Go's one-for-one hand-off)
@@ -48,14 +62,14 @@ import (
 //     tasks on two workers would wait. The added workers take the queued
 //     tasks, steal what the blocked workers' run queues and deques hold,
 //     and go idle like any other.
-//  3. Workers above the pool's size (Workers) retire once they are not
+//  4. Workers above the pool's size (Workers) retire once they are not
 //     needed: when, for a whole retireAfter, no work waited and at least k
 //     workers were idle at every tick, the monitor retires k of them (the
 //     top ones, as a shrink by Resize does: a busy one retires when its task
 //     returns).
-//  4. It backs off as sysmon does: ticks start at monitorMin and double
+//  5. It backs off as sysmon does: ticks start at monitorMin and double
 //     after monitorQuiet ticks that added nothing, up to monitorMax; an
-//     addition starts them over. It stops (disarms) when no worker is busy,
+//     addition, or a first sighting awaiting confirmation, starts them over. It stops (disarms) when no worker is busy,
 //     nothing waits, no added worker is left and no worker started or
 //     finished a job since the last tick; the next worker that wakes arms
 //     it again (Pool.woke): a Dekker pair on armed and pending, as the
@@ -67,8 +81,9 @@ import (
 // A CPU-bound job that runs long is stuck but running: the monitor adds
 // nobody for it, and backs off to monitorMax while it runs. A worker waiting
 // for the stolen half of a join (an isolated wait, wait.go) that parks is
-// blocked to the monitor, as it is to the requests queued behind it: a
-// replacement serves them, and the joiner's half still runs on its thief.
+// blocked to the monitor while submitted tasks wait, as it is to the
+// requests queued behind it: a replacement serves them, and the joiner's
+// half still runs on its thief.
 // With Go older than 1.26 the scheduler counts are missing: a worker is then
 // taken as blocked once it has been stuck for monitorStuckTicks ticks while
 // submitted tasks wait (a long CPU-bound task then gets company), and forked
@@ -113,7 +128,7 @@ const (
 type monitor struct {
 	// armed says whether a tick is scheduled or running; pending that a
 	// worker woke since the last tick looked. Both sync/atomic: the Dekker
-	// pair of Pool.woke and the disarming tick (see Blocked workers, 4).
+	// pair of Pool.woke and the disarming tick (see Blocked workers, 5).
 	armed, pending atomic.Bool
 
 	// The fields below are the tick's own: written and read under
@@ -121,10 +136,8 @@ type monitor struct {
 	timer    *time.Timer
 	interval time.Duration
 	quiet    int
-	// forkBlocked and queueBlocked count the ticks in a row that saw
-	// workers blocked with only forked jobs waiting, and with submitted
-	// tasks waiting.
-	forkBlocked, queueBlocked int
+	// blockedTicks counts the ticks in a row that saw workers blocked.
+	blockedTicks int
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -222,11 +235,12 @@ func (p *Pool) monitorTick() {
 	for len(m.seen) < len(ws) {
 		m.seen = append(m.seen, workerSeen{})
 	}
-	// stuck counts the stuck workers, long those stuck for
-	// monitorStuckTicks ticks or more, and forking those of them that are
-	// not in an isolated wait (a join or a scope of their own).
+	// busy counts the busy workers and long those stuck for
+	// monitorStuckTicks ticks or more, each with the part of them not in an
+	// isolated wait; moved says whether any worker started or finished a
+	// job since the last tick.
 	idle, moved := 0, false
-	var busy, stuck, long stuckCounts
+	var busy, long workerCounts
 	submitted := p.inj.len()
 	forked := false
 	for i, w := range ws[:active] {
@@ -236,27 +250,26 @@ func (p *Pool) monitorTick() {
 		f := atomics.LoadAcquire64(&s.finished)
 		st := atomics.LoadAcquire64(&s.executed) + atomics.LoadAcquire64(&s.callerRuns)
 		seen := &m.seen[i]
+		changed := st != seen.started || f != seen.finished
+		moved = moved || changed
 		switch {
 		case w.blocking.Load() != 0:
 			seen.stuckTicks = 0 // replaced by Block already
 		case st == f:
 			idle++
 			seen.stuckTicks = 0
-		case st == seen.started && f == seen.finished:
+		default:
+			// waitKind: a release store by the worker's runner
+			// (setWaitKind), loaded here without an ordering partner:
+			// a stale kind misplaces the worker for one tick.
 			k := waitKind(atomic.LoadUint32((*uint32)(&w.waitKind)))
 			isolated := k == waitJoin || k == waitScope
 			busy.add(isolated)
-			stuck.add(isolated)
-			if seen.stuckTicks++; seen.stuckTicks >= monitorStuckTicks {
+			if changed {
+				seen.stuckTicks = 0
+			} else if seen.stuckTicks++; seen.stuckTicks >= monitorStuckTicks {
 				long.add(isolated)
 			}
-		default:
-			k := waitKind(atomic.LoadUint32((*uint32)(&w.waitKind)))
-			busy.add(k == waitJoin || k == waitScope)
-			seen.stuckTicks = 0
-		}
-		if st != seen.started || f != seen.finished {
-			moved = true
 		}
 		seen.started, seen.finished = st, f
 		submitted += w.runq.len()
@@ -266,52 +279,25 @@ func (p *Pool) monitorTick() {
 			forked = true
 		}
 	}
-	// Which stuck workers a worker added could relieve (see Blocked
-	// workers, 2): any, of submitted tasks waiting; of forked jobs
-	// waiting, those blocked in a job of their own for several ticks, not
-	// in a wait for their fork-join (which its other workers serve) nor
-	// for less (a fork-join's long CPU-bound parts are stuck too, and its
-	// allocations park them briefly in GC assists). The workers in an
-	// isolated wait are left out of the second count: they park while
-	// their fork-join's other workers run it, and a parked one must not be
-	// taken for a blocked candidate.
-	//
-	// Submitted tasks waiting take any busy worker that the scheduler does
-	// not count running, stuck or not: tasks that block for less than a
-	// tick (1 ms sleeps, under ticks of up to 10 ms) move the counts at
-	// every tick and are never stuck, yet hold their workers nearly all
-	// the time. Seen on two ticks in a row, the second at monitorMin: a
-	// worker parked in a GC assist at one tick is rarely parked at the
-	// next.
-	blocked, want := 0, 0
+	// The candidates and their confirmation (see Blocked workers, 2).
+	// Without the scheduler's counts, the workers stuck for long are
+	// blocked, and only for submitted tasks.
+	blocked, want, confirm := 0, 0, 0
 	switch {
 	case submitted > 0 && busy.all > 0 && m.sched != nil:
-		blocked, want = m.blocked(busy.all, busy.all, busy.all, p.sleep.AwakeIdle()), submitted
-	case submitted > 0 && stuck.all > 0 && m.sched == nil:
-		blocked, want = m.blocked(busy.all, stuck.all, long.all, p.sleep.AwakeIdle()), submitted
-	case submitted == 0 && forked && long.forking > 0 && m.sched != nil:
-		blocked, want = m.blocked(busy.forking, long.forking, long.forking, p.sleep.AwakeIdle()), long.forking
+		blocked, want, confirm = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle()), submitted, 2
+	case submitted > 0 && m.sched == nil:
+		blocked, want, confirm = long.all, submitted, 2
+	case forked && long.forking > 0 && m.sched != nil:
+		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle()), long.forking, monitorStuckTicks
+	}
+	suspect := false
+	if blocked <= 0 {
+		m.blockedTicks = 0
+	} else if m.blockedTicks++; m.blockedTicks < confirm {
+		blocked, suspect = 0, true
 	}
 	added := 0
-	// Forked jobs wait for workers blocked for monitorStuckTicks ticks in a
-	// row, as the scheduler tells, before any is added: a CPU-bound
-	// fork-join that allocates parks its workers in GC assists now and
-	// then, never for ticks on end.
-	suspect := false
-	switch {
-	case blocked <= 0:
-		m.forkBlocked, m.queueBlocked = 0, 0
-	case submitted == 0:
-		m.queueBlocked = 0
-		if m.forkBlocked++; m.forkBlocked < monitorStuckTicks {
-			blocked, suspect = 0, true
-		}
-	default:
-		m.forkBlocked = 0
-		if m.queueBlocked++; m.queueBlocked < 2 {
-			blocked, suspect = 0, true
-		}
-	}
 	if blocked > 0 {
 		m.blockedSeen.Add(uint64(blocked))
 		added = p.addForBlocked(min(want, m.maxActive-active))
@@ -346,26 +332,21 @@ func (p *Pool) monitorTick() {
 	m.timer.Reset(m.interval)
 }
 
-// stuckCounts counts workers: all of them, and those not in an isolated
+// workerCounts counts workers: all of them, and those not in an isolated
 // wait (a join or a scope of their own: wait.go).
-type stuckCounts struct{ all, forking int }
+type workerCounts struct{ all, forking int }
 
-func (c *stuckCounts) add(isolated bool) {
+func (c *workerCounts) add(isolated bool) {
 	c.all++
 	if !isolated {
 		c.forking++
 	}
 }
 
-// blocked estimates how many of the stuck workers that are candidates are
+// blocked estimates how many of the candidates, among busy workers, are
 // blocked (see Blocked workers): those the scheduler does not count as
-// running or runnable. Without the scheduler's counts (Go before 1.26), the
-// workers stuck for long are, and only submitted tasks waiting count (a
-// fork-join's long CPU-bound parts would be taken for blocked).
-func (m *monitor) blocked(busy, stuck, stuckLong, awakeIdle int) int {
-	if m.sched == nil {
-		return min(stuck, stuckLong)
-	}
+// running or runnable. m.sched is set.
+func (m *monitor) blocked(busy, candidates, awakeIdle int) int {
 	metrics.Read(m.sched)
 	running := int(m.sched[0].Value.Uint64())
 	runnable := int(m.sched[1].Value.Uint64())
@@ -373,7 +354,7 @@ func (m *monitor) blocked(busy, stuck, stuckLong, awakeIdle int) int {
 	// workers that are awake (searching or yielding): the busy workers that
 	// are not blocked, or other goroutines of the program.
 	notBlocked := max(running-1, 0) + runnable - max(awakeIdle, 0)
-	return min(stuck, busy-max(notBlocked, 0))
+	return min(candidates, busy-max(notBlocked, 0))
 }
 
 // addForBlocked activates k more workers for blocked ones (waking retired

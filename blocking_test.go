@@ -14,11 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// blockingParkings are the backends the blocking tests run on: every real
-// one, but ParkingSpin only where its idle workers spin on few tasks (each
-// added worker of a spin pool burns a CPU until it retires).
-func blockingParkings() []Parking { return serverParkings() }
-
 // requireSchedCounts skips a test that needs the scheduler's counts of
 // running and runnable goroutines (Go 1.26 and later: blocking.go).
 func requireSchedCounts(t *testing.T, p *Pool) {
@@ -29,8 +24,9 @@ func requireSchedCounts(t *testing.T, p *Pool) {
 }
 
 // waitersFor is how many tasks wait on the last one in
-// TestTasksWaitingOnTheLastOne: 1,000 (the server, a call in flight
-// per worker), 100 under -short, and fewer on the spinning backend.
+// TestTasksWaitingOnTheLastOne: 1,000 (a server's calls in flight, a
+// worker each), 100 under -short, and 64 on the spinning backend, whose
+// parked workers spin until they retire.
 func waitersFor(k Parking) int {
 	n := 1000
 	if testing.Short() {
@@ -47,7 +43,7 @@ func waitersFor(k Parking) int {
 // this, and so must the pool, by adding workers for the blocked ones. The
 // rare path (an addition) is checked from Stats.
 func TestTasksWaitingOnTheLastOne(t *testing.T) {
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		for _, workers := range []int{1, 2} {
 			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, workers), func(t *testing.T) {
 				withPool(t, []Option{WithParking(k), WithWorkers(workers)}, func(p *Pool) {
@@ -85,7 +81,7 @@ func TestTasksWaitingOnTheLastOne(t *testing.T) {
 // the pool must reach the limit too. Eight tasks, two waves; the most at once
 // is exactly the limit.
 func TestGroupLimitAboveWorkers(t *testing.T) {
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
 				const limit, tasks = 4, 8
@@ -123,7 +119,7 @@ func TestGroupLimitAboveWorkers(t *testing.T) {
 // TestGroupTasksWaitOnALaterTask is the case: eight tasks of a Group
 // wait on a channel that a ninth, given to Go last, closes.
 func TestGroupTasksWaitOnALaterTask(t *testing.T) {
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
 				ch := make(chan struct{})
@@ -147,7 +143,7 @@ func TestGroupTasksWaitOnALaterTask(t *testing.T) {
 // one worker the worker keeps its deque to itself while it runs a job: the
 // package documentation lists that case.)
 func TestJoinHalfWaitsForTheOther(t *testing.T) {
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
 				requireSchedCounts(t, p)
@@ -196,7 +192,7 @@ func TestCPUBoundTaskIsNotBlocked(t *testing.T) {
 // only worker runs the task, Block adds a worker before fn runs, and the
 // queued task that fn waits for runs on it.
 func TestBlockAddsAWorkerAtOnce(t *testing.T) {
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			withPool(t, []Option{WithParking(k), WithWorkers(1)}, func(p *Pool) {
 				ch := make(chan struct{})
@@ -240,7 +236,7 @@ func TestBlockPanicAndGoexitStorm(t *testing.T) {
 	if testing.Short() {
 		rounds = 60
 	}
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			var handled atomic.Int64
 			opts := []Option{WithParking(k), WithWorkers(2), WithPanicHandler(func(any, []byte) { handled.Add(1) }),
@@ -321,7 +317,7 @@ func TestBlockingStorm(t *testing.T) {
 	if testing.Short() {
 		rounds, chain = 40, 8
 	}
-	for _, k := range blockingParkings() {
+	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
 			withPool(t, []Option{WithParking(k), WithWorkers(2), withMonitorHook(time.Millisecond, nil)}, func(p *Pool) {
 				runs := make([]atomic.Int32, rounds*chain)

@@ -76,12 +76,14 @@
 // work waits, the pool adds workers that take the waiting work, and retires
 // them once they have idled for a second; so tasks that block run as many
 // at once as goroutines would, and tasks that wait for later tasks
-// complete. A monitor that runs only while the pool works sees a worker as
-// blocked when it stays in one job from one tick to the next (0.5 to 10 ms
-// apart) and the Go scheduler counts it neither running nor runnable: a
-// task that computes for long is not blocked, and gets no company. A
-// worker waiting for the half of a join that another worker took is
-// blocked too, to the requests queued behind it. Worker.Block (or Block,
+// complete. A monitor that runs only while the pool works (ticks 0.5 to
+// 10 ms apart) sees a worker in a job as blocked when the Go scheduler
+// counts it neither running nor runnable on two ticks in a row while
+// submitted tasks wait (on three, and only if it stayed in one job, while
+// only join halves and spawned tasks wait): a task that computes for long
+// is not blocked, and gets no company. A worker waiting for the half of a
+// join that another worker took is blocked too, to the requests queued
+// behind it. Worker.Block (or Block,
 // for code without a *Worker) hands over at once, for a call known to
 // block. WithMaxWorkers caps the workers (10,000 by default); Stats counts
 // the blocked workers seen and the workers added and retired.

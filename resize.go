@@ -150,7 +150,9 @@ func (p *Pool) initResizing(c *config, n int) {
 //
 // A pool made without WithWorkers follows GOMAXPROCS by itself (see "Size"
 // in the package documentation); Resize on it sets the size until the pool
-// next sees GOMAXPROCS change.
+// next sees GOMAXPROCS change. Workers the pool added while its workers
+// were blocked (see "Blocking" there) stay on top of the new size and
+// retire when they idle.
 func (p *Pool) Resize(n int) error {
 	if p == nil {
 		panic("blitz: Pool.Resize: nil *Pool")

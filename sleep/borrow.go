@@ -57,15 +57,6 @@ import "github.com/blitz-go/blitz/atomics"
 // borrower's first test, one load.
 func (s *Sleep) HasSleepers() bool { return s.counters.load().sleepingThreads() > 0 }
 
-// AwakeIdle is the number of workers that are idle but not asleep in the
-// counters: searching, yielding through their idle rounds, or getting
-// sleepy. One load; a moment's reading, for the pool's monitor, which takes
-// them for running goroutines that are not busy workers.
-func (s *Sleep) AwakeIdle() int {
-	w := s.counters.load()
-	return int(w.inactiveThreads()) - int(w.sleepingThreads())
-}
-
 // Borrowed reports whether worker is borrowed now (under its sleep lock:
 // a Borrow that returned true before Borrowed took the lock is seen).
 func (s *Sleep) Borrowed(worker int) bool {

@@ -356,6 +356,15 @@ func New(cfg Config) (*Sleep, error) {
 	return s, nil
 }
 
+// AwakeIdle is the number of workers that are idle but not asleep in the
+// counters: searching, yielding through their idle rounds, or getting
+// sleepy. One load; a moment's reading, for the pool's monitor, which takes
+// them for running goroutines that are not busy workers.
+func (s *Sleep) AwakeIdle() int {
+	w := s.counters.load()
+	return int(w.inactiveThreads()) - int(w.sleepingThreads())
+}
+
 // Workers returns the number of workers the Sleep tracks.
 func (s *Sleep) Workers() int { return len(*s.workers.Load()) }
 
