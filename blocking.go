@@ -49,7 +49,12 @@ import (
 //     never stuck, yet hold their workers nearly all the time); the
 //     estimate must be positive on two ticks in a row, the second at
 //     monitorMin, since a worker parked in a GC assist at one tick is
-//     rarely parked at the next. Only forked jobs (join halves, spawns):
+//     rarely parked at the next; and the queue must have stalled: since
+//     the previous tick the workers started fewer jobs than waited then
+//     (.NET's thread pool injects threads on the same sign, queued work
+//     that makes no progress). A worker caught in a system call or a GC
+//     assist while the tasks it would take next are taken within the tick
+//     is not a reason to add one. Only forked jobs (join halves, spawns):
 //     workers stuck for monitorStuckTicks ticks outside an isolated wait
 //     (a joiner parks while its fork-join's other workers run it, and a
 //     fork-join's long CPU-bound parts are stuck too), on monitorStuckTicks
@@ -138,6 +143,9 @@ type monitor struct {
 	quiet    int
 	// blockedTicks counts the ticks in a row that saw workers blocked.
 	blockedTicks int
+	// lastWaiting is the number of submitted tasks the previous tick saw
+	// waiting.
+	lastWaiting int
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -241,6 +249,9 @@ func (p *Pool) monitorTick() {
 	// job since the last tick.
 	idle, moved := 0, false
 	var busy, long workerCounts
+	// progress counts the jobs started since the last tick (a worker new
+	// to seen counts all of its own: more progress, never less).
+	var progress uint64
 	submitted := p.inj.len()
 	forked := false
 	for i, w := range ws[:active] {
@@ -252,6 +263,7 @@ func (p *Pool) monitorTick() {
 		seen := &m.seen[i]
 		changed := st != seen.started || f != seen.finished
 		moved = moved || changed
+		progress += st - seen.started
 		switch {
 		case w.blocking.Load() != 0:
 			seen.stuckTicks = 0 // replaced by Block already
@@ -282,19 +294,25 @@ func (p *Pool) monitorTick() {
 	// The candidates and their confirmation (see Blocked workers, 2).
 	// Without the scheduler's counts, the workers stuck for long are
 	// blocked, and only for submitted tasks.
-	blocked, want, confirm := 0, 0, 0
+	// Submitted tasks count as waiting only when the queue stalls: the
+	// workers did not start, since the last tick, as many jobs as were
+	// waiting then. A task taken within a tick of its submission, or a
+	// queue that drains faster than ticks come, is served.
+	stalled := m.lastWaiting > 0 && progress < uint64(m.lastWaiting)
+	m.lastWaiting = submitted
+	blocked, want, confirm, ready := 0, 0, 0, true
 	switch {
 	case submitted > 0 && busy.all > 0 && m.sched != nil:
-		blocked, want, confirm = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle()), submitted, 2
+		blocked, want, confirm, ready = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle()), submitted, 2, stalled
 	case submitted > 0 && m.sched == nil:
-		blocked, want, confirm = long.all, submitted, 2
+		blocked, want, confirm, ready = long.all, submitted, 2, stalled
 	case forked && long.forking > 0 && m.sched != nil:
 		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle()), long.forking, monitorStuckTicks
 	}
 	suspect := false
 	if blocked <= 0 {
 		m.blockedTicks = 0
-	} else if m.blockedTicks++; m.blockedTicks < confirm {
+	} else if m.blockedTicks++; m.blockedTicks < confirm || !ready {
 		blocked, suspect = 0, true
 	}
 	added := 0

@@ -245,6 +245,14 @@ func TestBlockPanicAndGoexitStorm(t *testing.T) {
 				var ran, returned, goexits atomic.Int64
 				var doPanics atomic.Int64
 				var wg sync.WaitGroup
+				// A first round that Block must replace at once, whatever
+				// the timing: the other worker is held in a task, so none
+				// sleeps when Block looks. The storm's rounds may all find
+				// a sleeper; this one makes the add-and-retire path run.
+				held, release := make(chan struct{}), make(chan struct{})
+				wg.Add(2)
+				require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); close(held); <-release }))
+				require.NoError(t, p.Go(func(w *Worker) { defer wg.Done(); <-held; w.Block(func() { close(release) }) }))
 				for i := range rounds {
 					gate := make(chan struct{})
 					body := func(w *Worker) {
