@@ -88,13 +88,19 @@ type broadcast[T any] struct {
 	done     chan struct{} // closed by the last share, for a caller outside the pool
 	latch    sleep.CoreLatch
 	waiter   *Worker // the caller's worker when the caller is a task (of any pool)
+	// group is the Group task the caller runs within (nil for none): each
+	// share runs within it too (taskctx.go: enterJob), as the caller waits
+	// for every share.
+	group *groupTask
 }
 
 // share runs fn on w and records the outcome; the last share signals the
 // caller.
 func (b *broadcast[T]) share(w *Worker) {
 	ok := false
+	outer, below, pushed := w.enterJob(w.origin, b.group)
 	defer func() {
+		w.leaveJob(outer, below, pushed)
 		if !ok {
 			pe := unwinding(recover())
 			b.mu.Lock()
@@ -166,7 +172,7 @@ func Broadcast[T any](r Runner, fn func(w *Worker) T) []T {
 	if caller != nil && caller.pool == p {
 		own = caller
 	}
-	b := &broadcast[T]{fn: fn, waiter: caller}
+	b := &broadcast[T]{fn: fn, waiter: caller, group: caller.runningGroupTask()}
 	if caller == nil {
 		b.done = make(chan struct{})
 	}

@@ -500,6 +500,64 @@ func TestGroupWaitFromOwnTask(t *testing.T) {
 	})
 }
 
+// TestGroupWaitFromStolenWork checks that the rule holds wherever the
+// waiting code runs: in the second half of a join that another worker
+// stole, in a scope task that another worker took, in a Broadcast's share on
+// every worker. Each of them runs within the group's task, as it would
+// inline, so its Wait panics with the same message instead of waiting for
+// itself (the task waits for it). The halves and scope tasks are made to
+// run elsewhere: the first half or the body waits until they started. A
+// storm of groups does it at once, from as many goroutines.
+func TestGroupWaitFromStolenWork(t *testing.T) {
+	const msg = "blitz: Group.Wait: called from a task of the same group, which would wait for itself"
+	storm := 16
+	if testing.Short() {
+		storm = 4
+	}
+	shapes := map[string]func(g *Group, w *Worker){
+		"join": func(g *Group, w *Worker) {
+			started := make(chan struct{})
+			w.Join(func(*Worker) { <-started }, func(*Worker) { close(started); _ = g.Wait() })
+		},
+		"scope": func(g *Group, w *Worker) {
+			started := make(chan struct{})
+			w.Scope(func(s *Scope) {
+				s.Spawn(func(*Worker, *Scope) { close(started); _ = g.Wait() })
+				<-started
+			})
+		},
+		"broadcast": func(g *Group, w *Worker) {
+			Broadcast(w, func(*Worker) error { return g.Wait() })
+		},
+	}
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		if p.Workers() == 1 {
+			t.Skip("nobody else to steal: TestGroupWaitFromOwnTask covers the inline form")
+		}
+		for name, shape := range shapes {
+			t.Run(name, func(t *testing.T) {
+				var wrong atomic.Int64
+				var wg sync.WaitGroup
+				for range storm {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						g, _ := NewGroup(context.Background(), p)
+						g.Go(func(w *Worker) error { shape(g, w); return nil })
+						v := catchPanic(func() { _ = g.Wait() })
+						if pe, ok := v.(*PanicError); !ok || pe.Value != msg {
+							wrong.Add(1)
+							t.Errorf("Wait panicked with %v (%T), want a *PanicError of %q", v, v, msg)
+						}
+					}()
+				}
+				within(t, "the groups", wg.Wait)
+				assert.Zero(t, wrong.Load())
+			})
+		}
+	})
+}
+
 // TestSelfCallWhileClosing checks that a task that a closing pool still runs
 // may call the pool's functions with the *Pool, as with its *Worker: the
 // calls run on its worker, while the same calls from outside are refused.

@@ -100,7 +100,8 @@
 // Go and GoContext from a task (and Group.Go, Sub.Go) are let in over a
 // full queue's bound or a group's limit (the task could be waiting for
 // itself); TryGo refuses as it does for anyone. A Group's task that waits
-// for its own group panics: it would wait for itself.
+// for its own group panics, from whichever worker the waiting part runs
+// on: it would wait for itself.
 //
 // # Panics and Goexit
 //

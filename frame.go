@@ -260,13 +260,13 @@ func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
 // re-raises it, and every job on w's stack below this one descends from the
 // same joiner (work isolation: see wait.go), so it ends nothing that did not
 // fork it. The depth is restored however the job ends.
-func (w *Worker) runFrame(f *frame, origin *taskCtx) {
+func (w *Worker) runFrame(f *frame, origin *taskCtx, group *groupTask) {
 	p, owner := w.pool, f.owner
 	if owner != w.index {
 		f.thief.Store(int32(w.index) + 1)
 	}
 	d := w.depth
-	outer, pushed := w.enterCtx(origin)
+	outer, below, pushed := w.enterJob(origin, group)
 	done := false
 	defer func() {
 		if !done {
@@ -276,9 +276,7 @@ func (w *Worker) runFrame(f *frame, origin *taskCtx) {
 				f.goexit = true
 			}
 			w.depth = d
-			if pushed {
-				w.leaveCtx(outer)
-			}
+			w.leaveJob(outer, below, pushed)
 			if f.latch.Set() {
 				p.sleep.NotifyWorkerLatchIsSet(owner)
 			}
@@ -286,9 +284,7 @@ func (w *Worker) runFrame(f *frame, origin *taskCtx) {
 	}()
 	f.job.run(w)
 	done = true
-	if pushed {
-		w.leaveCtx(outer)
-	}
+	w.leaveJob(outer, below, pushed)
 	if f.latch.Set() {
 		p.sleep.NotifyWorkerLatchIsSet(owner)
 	}

@@ -386,9 +386,9 @@ func (t *groupTask) runSubmitted(w *Worker) {
 // the goroutine running the task; Wait repeats it).
 func (g *Group) run(w *Worker, t *groupTask) {
 	normal := false
-	t.below, w.groupTask = w.groupTask, t
+	outer := w.enterGroupTask(t)
 	defer func() {
-		w.groupTask = t.below
+		w.leaveGroupTask(t, outer)
 		if !normal {
 			pe := unwinding(recover())
 			g.mu.Lock()
@@ -488,7 +488,9 @@ func (g *Group) release() *groupTask {
 // runtime.Goexit (and none panicked), Wait calls runtime.Goexit (see Group
 // for what a Wait of a later batch reports). A task of the group must not
 // wait for it (it would wait for itself): called by such a task, or by a
-// task of a group that such a task made and waits for, Wait panics.
+// task of a group that such a task made and waits for, or by work such a
+// task forked, wherever it runs (the half of a join another worker stole, a
+// scope task, a Broadcast's share on every worker), Wait panics.
 func (g *Group) Wait() error {
 	w := currentWorker()
 	if w.runningGroupTask().within(g) {

@@ -114,11 +114,12 @@ func (w *Worker) execute(wk work) {
 	switch r := wk.ref; r.kind() {
 	case kindFrame:
 		o := w.pool.workerList()[r.worker()]
-		origin := w.origin // the owner's own half runs in its context
+		// The owner's own half runs in its context, within its group task.
+		origin, group := w.origin, (*groupTask)(nil)
 		if o != w {
-			origin = o.originAt(r.index())
+			origin, group = o.originAt(r.index())
 		}
-		w.runFrame(o.frames.at(r.index()), origin)
+		w.runFrame(o.frames.at(r.index()), origin, group)
 	case kindSpawn:
 		o := w.pool.workerList()[r.worker()]
 		j := o.spawns.take(r.index(), o == w)
@@ -144,16 +145,14 @@ func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
 		outer = w.scope.Load()
 		w.scope.Store(st)
 	}
-	outerCtx, pushed := w.enterCtx(st.origin)
+	outerCtx, below, pushed := w.enterJob(st.origin, st.group)
 	ok := false
 	defer func() {
 		if !ok {
 			st.record(unwinding(recover()))
 			w.depth = d
 		}
-		if pushed {
-			w.leaveCtx(outerCtx)
-		}
+		w.leaveJob(outerCtx, below, pushed)
 		if marked {
 			w.scope.Store(outer)
 		}

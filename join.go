@@ -327,7 +327,7 @@ func (w *Worker) settleJoin(f *frame, d uint32, popped bool) (pe *PanicError) {
 	defer w.freeFrame(f, d)
 	if popped {
 		w.depth = d + joinDepthInline
-		w.runFrame(f, w.origin) // records b's panic or Goexit in f and Sets the latch
+		w.runFrame(f, w.origin, nil) // records b's panic or Goexit in f and Sets the latch
 	} else {
 		w.awaitSettled(f, d)
 	}

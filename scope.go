@@ -32,6 +32,9 @@ type scopeState struct {
 	// origin is the submitted task whose context the scope's tasks run
 	// in (taskctx.go): the owner's when it opened the scope. Immutable.
 	origin *taskCtx
+	// group is the Group task in force for the scope's tasks (taskctx.go:
+	// enterJob): the owner's when it opened the scope. Immutable.
+	group *groupTask
 	// panicked holds the first panic (CAS from nil); goexit records that
 	// a task called runtime.Goexit.
 	panicked atomic.Pointer[PanicError]
@@ -58,7 +61,7 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 	if fn == nil {
 		panic("blitz: Worker.Scope: nil function")
 	}
-	st := &scopeState{owner: w, origin: w.origin}
+	st := &scopeState{owner: w, origin: w.origin, group: w.groupTask}
 	st.pending.Store(1)
 	phase := scopeBody
 	defer func() {

@@ -41,6 +41,11 @@ type taskCtx struct {
 	origin *taskCtx        // the record of the submitted task the job descends from; nil for none
 	depth  uint32          // the worker's join depth when the job started
 	outer  *taskCtx        // the record in force before this one
+	// group is the Group task in force for the job (Worker.groupTask when
+	// the record was pushed), nil for none: a thief runs a join half within
+	// it, so that Group.Wait's check for a wait on itself sees what the
+	// half's owner would have seen (group.go: within).
+	group *groupTask
 }
 
 // Context returns the context of the task w is running: the context given
@@ -78,16 +83,68 @@ func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx, pushed bool) {
 	if origin != nil {
 		c = origin.ctx
 	}
-	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer})
+	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer, group: w.groupTask})
 	w.origin = origin
 	return outer, true
+}
+
+// enterJob is enterCtx for a job forked on another worker (a stolen join
+// half, a scope task, a broadcast's share): besides its origin, the job runs
+// within group, the Group task in force where it was forked, if any. Then
+// w's group task becomes a link that stands for both that task (parent) and
+// the ones w already runs (below), and a record always publishes it for
+// what w forks meanwhile. leaveJob undoes it, however the job ends.
+func (w *Worker) enterJob(origin *taskCtx, group *groupTask) (outer *taskCtx, below *groupTask, pushed bool) {
+	below = w.groupTask
+	if group == nil || group == below {
+		outer, pushed = w.enterCtx(origin)
+		return outer, below, pushed
+	}
+	w.groupTask = &groupTask{below: below, parent: group}
+	outer = w.ctxs.Load()
+	var c context.Context
+	if origin != nil {
+		c = origin.ctx
+	}
+	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer, group: w.groupTask})
+	w.origin = origin
+	return outer, below, true
+}
+
+// leaveJob restores what enterJob changed.
+func (w *Worker) leaveJob(outer *taskCtx, below *groupTask, pushed bool) {
+	w.groupTask = below
+	if pushed {
+		w.leaveCtx(outer)
+	}
+}
+
+// enterGroupTask makes t, a Group task that w starts at its current depth,
+// the group task in force, with a record that publishes it to thieves of
+// what t forks; the context stays the one in force. leaveGroupTask undoes
+// it, however t ends.
+func (w *Worker) enterGroupTask(t *groupTask) (outer *taskCtx) {
+	t.below, w.groupTask = w.groupTask, t
+	outer = w.ctxs.Load()
+	var c context.Context
+	if w.origin != nil {
+		c = w.origin.ctx
+	}
+	w.ctxs.Store(&taskCtx{ctx: c, origin: w.origin, depth: w.depth, outer: outer, group: t})
+	return outer
+}
+
+// leaveGroupTask restores what enterGroupTask changed.
+func (w *Worker) leaveGroupTask(t *groupTask, outer *taskCtx) {
+	w.groupTask = t.below
+	w.leaveCtx(outer)
 }
 
 // enterTaskCtx starts a submitted task with context c: a new origin, so a
 // record always.
 func (w *Worker) enterTaskCtx(c context.Context) (outer *taskCtx) {
 	outer = w.ctxs.Load()
-	r := &taskCtx{ctx: c, depth: w.depth, outer: outer}
+	r := &taskCtx{ctx: c, depth: w.depth, outer: outer, group: w.groupTask}
 	r.origin = r
 	w.ctxs.Store(r)
 	w.origin = r
@@ -105,15 +162,16 @@ func (w *Worker) leaveCtx(outer *taskCtx) {
 	}
 }
 
-// originAt returns the origin of the join half at depth d of w's frames.
-// Any worker may call it while that half is pending (see above).
-func (w *Worker) originAt(d uint32) *taskCtx {
+// originAt returns the origin of the join half at depth d of w's frames,
+// and the Group task it runs within. Any worker may call it while that half
+// is pending (see above).
+func (w *Worker) originAt(d uint32) (*taskCtx, *groupTask) {
 	r := w.ctxs.Load()
 	for r != nil && r.depth > d {
 		r = r.outer
 	}
 	if r == nil {
-		return nil
+		return nil, nil
 	}
-	return r.origin
+	return r.origin, r.group
 }
