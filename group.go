@@ -126,6 +126,11 @@ type groupTask struct {
 	// before the task runs (parent by Go, below by run on the worker that
 	// claimed it), read by Waits on that worker.
 	below, parent *groupTask
+	// sub is set, with g nil, on a link that stands for a task of a Sub
+	// holding one of its slots (Sub.runOne): what runs within it may call
+	// into the Sub in that slot (Sub.heldBy). Links with neither g nor sub
+	// only join two chains (taskctx.go: enterJob).
+	sub *Sub
 }
 
 // within reports whether t, or a task it runs within (through below and
@@ -134,6 +139,17 @@ type groupTask struct {
 func (t *groupTask) within(g *Group) bool {
 	for ; t != nil; t = t.below {
 		if t.g == g || t.parent.within(g) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether t, or a task it runs within, is a task of s, which
+// holds one of s's slots.
+func (t *groupTask) holds(s *Sub) bool {
+	for ; t != nil; t = t.below {
+		if t.sub == s || t.parent.holds(s) {
 			return true
 		}
 	}

@@ -64,7 +64,12 @@ import (
 // DoContextIn and TryDoIn run fn on the caller's own worker at once,
 // without a slot (the caller already holds a worker; waiting for a slot
 // could wait for itself), counted in SubStats.Inline. Called from a task
-// of another pool, they wait with its worker serving its own pool.
+// of another pool, they wait with its worker serving its own pool; but
+// where that task runs within a task of the Sub (its call into the other
+// pool, across any number of pools, is what the Sub's task waits for),
+// they run in the slot that task holds, as a call into the parent pool,
+// since no other slot may ever free (DoIn(sa, DoIn(sb, DoIn(sa, f))) with
+// limits of 1); Go is let in over the bound there too.
 //
 // The parent's Stats count the Sub's tasks that enter its queue; a task
 // that waited in the Sub's queue runs as part of the task before it (on
@@ -121,8 +126,9 @@ type SubStats struct {
 	// their context ended.
 	Rejected, Abandoned uint64
 	// Inline counts the DoIn, DoContextIn and TryDoIn calls from tasks of
-	// the parent pool, which ran on the caller's worker without a slot;
-	// they are not in the counts above.
+	// the parent pool, which ran on the caller's worker without a slot, and
+	// those from work that a task of the Sub waits for in another pool,
+	// which ran in that task's slot; they are not in the counts above.
 	Inline uint64
 }
 
@@ -201,7 +207,11 @@ func DoIn[T any](s *Sub, fn func(w *Worker) T) T {
 			s.countInline()
 			return callOwn(w, fn)
 		}
-		j := &callJob[T]{fn: fn, waiter: w}
+		if s.heldBy(w) {
+			s.countInline()
+			return doFrom(w, s.p, fn, "DoIn")
+		}
+		j := &callJob[T]{fn: fn, waiter: w, within: w.groupTask}
 		if err := s.submit(context.Background(), &subTask{s: s, t: j}, true, "DoIn"); err != nil {
 			panic(fmt.Errorf("blitz: DoIn: %w", err))
 		}
@@ -253,7 +263,11 @@ func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait 
 		s.countInline()
 		return doContextOwn(ctx, w, fn)
 	}
-	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
+	if s.heldBy(w) {
+		s.countInline()
+		return doContextFrom(ctx, w, s.p, fn, wait, name)
+	}
+	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx, within: w.runningGroupTask()}
 	if w == nil {
 		j.done = newDone()
 	}
@@ -338,11 +352,16 @@ func (s *Sub) runOne(w *Worker, st *subTask) (next *subTask) {
 			}
 		}
 	}()
+	// The task holds a slot: what runs within it, here or in other pools,
+	// calls into s in that slot (heldBy).
+	hold := &groupTask{sub: s}
+	outer := w.enterGroupTask(hold)
 	defer func() {
 		if !returned {
 			pe = unwinding(recover())
 			w.depth = d
 		}
+		w.leaveGroupTask(hold, outer)
 		st.t.finish(w, pe, !returned && pe == nil)
 	}()
 	st.t.run(w)
@@ -410,7 +429,7 @@ func (s *Sub) wakeRoom() {
 // may wait: over the bound), else it refuses (wait false) or waits for
 // room until ctx ends.
 func (s *Sub) submit(ctx context.Context, st *subTask, wait bool, name string) error {
-	over := wait && s.p.inTask()
+	over := wait && (s.p.inTask() || s.heldBy(currentWorker()))
 	s.mu.Lock()
 	for {
 		if s.closed {
@@ -481,6 +500,13 @@ func (s *Sub) unqueue(st *subTask) {
 	s.done()
 	s.wakeRoom()
 }
+
+// heldBy reports whether w (nil for a goroutine that is no worker) runs
+// within a task of s, which holds a slot of s: a call from a task of the
+// parent pool into another pool whose task calls s again, say. Such a
+// call runs in that slot: the task holding it waits for the call, and
+// waiting for another slot could wait for itself (a limit of 1 would).
+func (s *Sub) heldBy(w *Worker) bool { return w.runningGroupTask().holds(s) }
 
 func (s *Sub) countInline() {
 	s.mu.Lock()

@@ -225,6 +225,100 @@ func TestSubNestedNoDeadlock(t *testing.T) {
 	}
 }
 
+// TestSubCallBackIntoHeldSlot: a task of a Sub of limit 1 calls into
+// other pools (one or two, each of one worker), whose tasks call the Sub
+// again, with DoIn, DoContextIn, TryDoIn and Go: the calls run in the slot
+// the waiting task holds (they would otherwise wait for it forever), and
+// counted in Inline; the Sub's work never runs two at once, since the
+// holder waits while the call runs. A storm of callers does it at once,
+// the Sub's queue holding them.
+func TestSubCallBackIntoHeldSlot(t *testing.T) {
+	callers := 8
+	if testing.Short() {
+		callers = 3
+	}
+	forms := []string{"DoIn", "DoContextIn", "TryDoIn", "Go"}
+	for _, k := range serverParkings() {
+		for _, hops := range []int{1, 2} {
+			t.Run(fmt.Sprintf("parking=%v/hops=%d", k, hops), func(t *testing.T) {
+				withPool(t, []Option{WithParking(k), WithWorkers(1)}, func(p *Pool) {
+					others := make([]*Pool, hops)
+					for i := range others {
+						q, err := New(WithParking(k), WithWorkers(1))
+						require.NoError(t, err)
+						others[i] = q
+					}
+					defer within(t, "Close the others", func() {
+						for _, q := range others {
+							assert.NoError(t, q.Close())
+						}
+					})
+					s, err := p.Sub(1, 2*callers)
+					require.NoError(t, err)
+					var inSub, most atomic.Int64
+					enter := func() {
+						n := inSub.Add(1)
+						for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+						}
+					}
+					var leaves atomic.Int64
+					var wg sync.WaitGroup
+					leaf := func(form string) {
+						body := func(*Worker) int { enter(); defer inSub.Add(-1); leaves.Add(1); return 1 }
+						switch form {
+						case "DoIn":
+							DoIn(s, body)
+						case "DoContextIn":
+							_, err := DoContextIn(context.Background(), s, body)
+							assert.NoError(t, err)
+						case "TryDoIn":
+							_, err := TryDoIn(context.Background(), s, body)
+							assert.NoError(t, err)
+						default:
+							wg.Add(1)
+							assert.NoError(t, s.Go(func(w *Worker) { defer wg.Done(); body(w) }))
+						}
+					}
+					// through calls the task into others[i], which calls on.
+					var through func(i int, form string) int
+					through = func(i int, form string) int {
+						if i == len(others) {
+							leaf(form)
+							return 1
+						}
+						return Do(others[i], func(*Worker) int { return through(i+1, form) })
+					}
+					within(t, "the callers", func() {
+						var callersWG sync.WaitGroup
+						for c := range callers {
+							callersWG.Add(1)
+							go func() {
+								defer callersWG.Done()
+								form := forms[c%len(forms)]
+								DoIn(s, func(*Worker) int {
+									enter()
+									inSub.Add(-1) // the holder waits while its call runs
+									r := through(0, form)
+									enter()
+									inSub.Add(-1)
+									return r
+								})
+							}()
+						}
+						callersWG.Wait()
+						wg.Wait()
+					})
+					assert.Equal(t, int64(callers), leaves.Load(), "every leaf ran")
+					assert.Equal(t, int64(1), most.Load(), "the Sub's work at once")
+					st := s.Stats()
+					assert.GreaterOrEqual(t, st.Inline, uint64(callers-callers/len(forms)), "calls in the held slot")
+					require.NoError(t, s.Close())
+				})
+			})
+		}
+	}
+}
+
 // TestSubShutdownUnderLoad: a Sub closed while producers submit to it runs
 // every task it accepted, refuses the rest with ErrClosed, and leaves the
 // parent running; the parent's Close closes its Subs, and runs what they

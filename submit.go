@@ -298,7 +298,7 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 	if w.pool == p {
 		return callOwn(w, fn)
 	}
-	j := &callJob[T]{fn: fn, waiter: w}
+	j := &callJob[T]{fn: fn, waiter: w, within: w.groupTask}
 	if err := p.submit(context.Background(), j, true, name); err != nil {
 		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
@@ -468,7 +468,7 @@ func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T) (
 // has finished the job it is running.
 func doContextFrom[T any](ctx context.Context, w *Worker, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
 	var zero T
-	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
+	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx, within: w.runningGroupTask()}
 	if err := p.submit(ctx, j, wait, name); err != nil {
 		return zero, err
 	}
@@ -509,6 +509,10 @@ type callJob[T any] struct {
 	waiter   *Worker
 	ctx      context.Context // DoContext's and TryDo's; nil for Run and Do
 	latch    sleep.CoreLatch
+	// within is the Group or Sub task the waiting caller runs within
+	// (Worker.groupTask), nil for none: the call runs within it too, as the
+	// caller waits for it (group.go: within, holds). Immutable.
+	within *groupTask
 
 	// state: callQueued, then callStarted (start) or callWithdrawn
 	// (withdraw), for good.
@@ -538,7 +542,7 @@ func (j *callJob[T]) run(w *Worker) {
 	if !j.start() {
 		return // withdrawn: its caller has gone, nobody waits
 	}
-	if j.ctx != nil || w.origin != nil {
+	if j.ctx != nil || w.origin != nil || j.within != nil {
 		j.runInCtx(w)
 		return
 	}
@@ -546,15 +550,24 @@ func (j *callJob[T]) run(w *Worker) {
 }
 
 // runInCtx runs fn with the job's context in force (Worker.Context), or
-// none if it has none, restoring the one in force however fn ends.
+// none if it has none, and within the caller's Group or Sub task, restoring
+// what was in force however fn ends.
 func (j *callJob[T]) runInCtx(w *Worker) {
-	var outer *taskCtx
-	if j.ctx != nil {
-		outer = w.enterTaskCtx(j.ctx)
-	} else {
-		outer, _ = w.enterCtx(nil)
+	if j.ctx == nil {
+		outer, below, pushed := w.enterJob(nil, j.within)
+		defer w.leaveJob(outer, below, pushed)
+		j.result = j.fn(w)
+		return
 	}
-	defer w.leaveCtx(outer)
+	below := w.groupTask
+	if j.within != nil && j.within != below {
+		w.groupTask = &groupTask{below: below, parent: j.within}
+	}
+	outer := w.enterTaskCtx(j.ctx) // its record names the link above
+	defer func() {
+		w.leaveCtx(outer)
+		w.groupTask = below
+	}()
 	j.result = j.fn(w)
 }
 
