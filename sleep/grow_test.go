@@ -117,3 +117,27 @@ func TestSleepersBits(t *testing.T) {
 	sleeping, _, _ := s.CounterValues()
 	require.Zero(t, sleeping)
 }
+
+// TestWakeAnyOfStaleWorkers: a waker that loaded the workers before a Grow
+// finds the bit of a worker the Grow added (it slept since): it passes it by
+// instead of indexing past its workers (a crash seen under a storm of
+// blocked workers being replaced, which grows pools often).
+func TestWakeAnyOfStaleWorkers(t *testing.T) {
+	const n = 70
+	ps := make([]Parker, n)
+	for i := range ps {
+		ps[i] = newChanParker()
+	}
+	s, err := New(Config{Parkers: ps})
+	require.NoError(t, err)
+	stale := *s.workers.Load()
+	_, err = s.Grow(newChanParker(), newChanParker())
+	require.NoError(t, err)
+	for _, i := range []int{n, n + 1} {
+		s.sleepers[i>>6].Or(1 << (i & 63)) // as the new workers' sleep would
+	}
+	require.NotPanics(t, func() { s.wakeAnyOf(stale[:n-6], 1) }, "a bit beyond the workers in its word")
+	require.NotPanics(t, func() { s.wakeAnyOf(stale, 1) }, "bits beyond the workers")
+	s.wakeAnyThreads(2) // with the workers grown: the bits, found awake, are cleared
+	require.Zero(t, s.sleepers[1].Load())
+}

@@ -743,9 +743,19 @@ func (s *Sleep) wakeAnyThreads(n uint32) {
 	if n == 0 {
 		return
 	}
-	ws := *s.workers.Load()
+	s.wakeAnyOf(*s.workers.Load(), n)
+}
+
+// wakeAnyOf is wakeAnyThreads over the workers ws, loaded by the caller. A
+// Grow since that load may have added workers whose bits are set already:
+// they are beyond ws, and passed by (the wake goes to those in ws).
+func (s *Sleep) wakeAnyOf(ws []*workerSleepState, n uint32) {
 	for k := 0; k*64 < len(ws); k++ {
-		for bits := s.sleepers[k].Load(); bits != 0; bits &= bits - 1 {
+		bits := s.sleepers[k].Load()
+		if rest := len(ws) - k*64; rest < 64 {
+			bits &= 1<<rest - 1
+		}
+		for ; bits != 0; bits &= bits - 1 {
 			if s.wakeSleeper(ws[k*64+mathbits.TrailingZeros64(bits)]) {
 				n--
 				if n == 0 {
