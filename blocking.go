@@ -435,18 +435,10 @@ func (w *Worker) Block(fn func()) {
 	if fn == nil {
 		panic("blitz: Worker.Block: nil function")
 	}
-	w.blocking.Add(1)
-	defer w.blocking.Add(-1)
-	p := w.pool
-	if !p.sleep.HasSleepers() {
-		p.resizeMu.Lock()
-		if !p.stopping.Load() {
-			if active := int(p.active.Load()); active < p.monitor.maxActive {
-				p.addForBlocked(1)
-			}
-		}
-		p.resizeMu.Unlock()
-		p.woke() // the monitor retires the worker later
+	// As a call into another pool waits (wait.go: replaceForCall): w's
+	// lazy join halves offered, its deque stealable, a worker added.
+	if w.replaceForCall() {
+		defer w.blocking.Add(-1)
 	}
 	fn()
 }

@@ -188,6 +188,44 @@ func TestCPUBoundTaskIsNotBlocked(t *testing.T) {
 	})
 }
 
+// TestBlockInAJoinOfOneWorker: on a pool of one worker, a join's first half
+// that waits in Block for its second half completes: Block offers the
+// pending half and makes the deque stealable before it adds a worker, which
+// takes the half. Nested joins put the half below lazy ones; every backend,
+// repeated, on one long-lived pool.
+func TestBlockInAJoinOfOneWorker(t *testing.T) {
+	rounds := 50
+	if testing.Short() {
+		rounds = 10
+	}
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprint("parking=", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(1)}, func(p *Pool) {
+				for i := range rounds {
+					got := doW(t, p, func(w *Worker) int {
+						var nest func(w *Worker, d int) int
+						nest = func(w *Worker, d int) int {
+							if d > 0 {
+								x, y := Join(w, func(w *Worker) int { return nest(w, d-1) }, func(*Worker) int { return 1 })
+								return x + y
+							}
+							ch := make(chan int)
+							x, y := Join(w, func(w *Worker) int {
+								var v int
+								w.Block(func() { v = <-ch })
+								return v
+							}, func(*Worker) int { ch <- 1; return 1 })
+							return x + y
+						}
+						return nest(w, i%12)
+					})
+					require.Equal(t, 2+i%12, got)
+				}
+			})
+		})
+	}
+}
+
 // TestBlockAddsAWorkerAtOnce checks the hint: on a pool of one worker whose
 // only worker runs the task, Block adds a worker before fn runs, and the
 // queued task that fn waits for runs on it.
@@ -245,14 +283,19 @@ func TestBlockPanicAndGoexitStorm(t *testing.T) {
 				var ran, returned, goexits atomic.Int64
 				var doPanics atomic.Int64
 				var wg sync.WaitGroup
-				// A first round that Block must replace at once, whatever
-				// the timing: the other worker is held in a task, so none
-				// sleeps when Block looks. The storm's rounds may all find
-				// a sleeper; this one makes the add-and-retire path run.
-				held, release := make(chan struct{}), make(chan struct{})
-				wg.Add(2)
-				require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); close(held); <-release }))
-				require.NoError(t, p.Go(func(w *Worker) { defer wg.Done(); <-held; w.Block(func() { close(release) }) }))
+				// A first round that needs a worker added, whatever the
+				// timing: both workers are held in tasks before the task
+				// that releases them is submitted. The storm's rounds may
+				// all find a sleeper when they Block; this one makes the
+				// add-and-retire path run.
+				held, release := make(chan struct{}, 2), make(chan struct{})
+				wg.Add(3)
+				for range 2 {
+					require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); held <- struct{}{}; <-release }))
+				}
+				<-held
+				<-held
+				require.NoError(t, p.Go(func(w *Worker) { defer wg.Done(); w.Block(func() { close(release) }) }))
 				for i := range rounds {
 					gate := make(chan struct{})
 					body := func(w *Worker) {

@@ -27,8 +27,8 @@ import (
 // Deadlock freedom: a worker waiting for anything (a stolen join half, a
 // scope's tasks, a call) still looks at its box, so a broadcast never waits
 // for a worker that waits for the broadcast's caller; a caller that is a
-// task of the pool runs its own share first and then waits as a call into
-// another pool does (waitCall), its worker serving the pool meanwhile. So
+// task of the pool runs its own share first and then sleeps on its latch,
+// still running the shares other broadcasts address to it (blockCall). So
 // two broadcasts from two tasks, each waiting for the other's worker, both
 // finish. A broadcast does wait for a worker that runs a long task without
 // waiting: it is a request to every worker, not to whichever is free.
@@ -199,9 +199,16 @@ func Broadcast[T any](r Runner, fn func(w *Worker) T) []T {
 	if ownShare { // a retired worker still in a task has no share
 		b.share(own)
 	}
-	if caller != nil {
-		caller.waitCall(&b.latch, nil)
-	} else {
+	switch {
+	case own != nil:
+		// The shares run on the pool's other workers: the caller waits
+		// for its own pool, running the shares of other broadcasts
+		// meanwhile, and is not replaced (the monitor sees it blocked
+		// if the pool's queue stalls).
+		caller.blockCall(&b.latch, nil)
+	case caller != nil:
+		caller.waitCall(&b.latch, nil) // a task of another pool, as in a call
+	default:
 		<-b.done
 	}
 	if b.panicked != nil {

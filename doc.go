@@ -95,8 +95,13 @@
 // Default(), Group.Wait), the call runs on the task's own worker, as if the
 // task had passed its *Worker, with the same results, panics and contexts as
 // from outside; it is never queued behind the task. Into another pool, the
-// call is queued there while the task's worker keeps serving its own pool,
-// so pools that call each other, in a cycle too, never run out of workers.
+// call is queued there and the task's worker waits as a blocked one, which
+// its pool replaces at once unless a worker sleeps (a pool at its cap lends
+// the waiting worker to a goroutine that serves the pool instead), so pools
+// that call each other, in a cycle too, never run out of workers. The same
+// holds for waits on another pool's Group, Sub slot or full queue. Calls
+// back into a Sub whose slot the caller's task holds, through any number
+// of pools, run in that slot.
 // Go and GoContext from a task (and Group.Go, Sub.Go) are let in over a
 // full queue's bound or a group's limit (the task could be waiting for
 // itself); TryGo refuses as it does for anyone. A Group's task that waits
@@ -135,10 +140,10 @@
 // as on a fixed set of goroutines. Two cases deadlock here and not with
 // goroutines: on a pool of one worker, a join's first half waiting for its
 // second (the worker keeps its deque to itself while it runs a job, and no
-// worker added can take the second half); and a lock held across a call
-// into another pool that a task of the caller's pool takes, when that task
-// runs on the goroutine serving the caller's worker meanwhile (the caller
-// waits for its worker back).
+// worker added can take the second half); and, on a pool at its cap only,
+// a lock held across a call into another pool that a task of the caller's
+// pool takes, when that task runs on the goroutine the caller's worker is
+// lent to meanwhile (the caller waits for its worker back).
 //
 // The design of each part is told at the top of the file that holds it.
 package blitz

@@ -87,8 +87,8 @@ type Group struct {
 	// pending is 0 while it is set, and the next Go or admitted TryGo,
 	// starting a new batch, clears it with them (newBatch).
 	reported bool
-	// waiters are the Waits of tasks of other pools, asleep in their
-	// worker's loan (Worker.waitCall) until pending drops to 0.
+	// waiters are the Waits of tasks of other pools, asleep as in a call
+	// (Worker.waitCall) until pending drops to 0.
 	waiters []groupWaiter
 
 	// The limit (SetLimit). A task given to Go is admitted when a slot is
@@ -333,8 +333,7 @@ func (g *Group) start(t *groupTask) {
 }
 
 // A slotWait is a Go waiting for its task's admission: a plain goroutine
-// on ch, a task of another pool on a latch in its worker's loan
-// (Worker.waitCall).
+// on ch, a task of another pool on a latch, as in a call (Worker.waitCall).
 type slotWait struct {
 	ch chan struct{}
 	gw groupWaiter
@@ -545,7 +544,7 @@ func (g *Group) Wait() error {
 // drain waits until no task is pending, called by Wait with g.mu held on
 // the goroutine running worker w (nil for none); it returns with g.mu held.
 // A worker of the group's pool runs the queued tasks itself; a worker of
-// another pool waits in a loan (Worker.waitCall), serving its own pool; any
+// another pool waits as in a call (Worker.waitCall), replaced in its pool; any
 // other goroutine waits on the condition variable.
 func (g *Group) drain(w *Worker) {
 	for g.pending > 0 {

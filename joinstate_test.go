@@ -144,7 +144,9 @@ func TestJoinGoexitWhileAwaitingStolenHalf(t *testing.T) {
 func TestJoinWaiterNudgedByThiefsPush(t *testing.T) {
 	for _, k := range testParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
-			withPool(t, []Option{WithWorkers(2), WithParking(k)}, func(p *Pool) {
+			// Capped at two: a worker added for the blocked thief could
+			// take the pushed half before the nudged joiner does.
+			withPool(t, []Option{WithWorkers(2), WithMaxWorkers(2), WithParking(k)}, func(p *Pool) {
 				var joiner, helper atomic.Int64
 				bStarted := make(chan struct{})
 				fork := make(chan struct{}) // lets the thief fork once the joiner sleeps

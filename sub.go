@@ -93,8 +93,8 @@ type Sub struct {
 	head   int
 	queued int
 	// room are the submitters waiting for room in the full queue, FIFO;
-	// each is woken once. A task of another pool waits in a loan of its
-	// worker (Worker.waitCall), which serves its own pool meanwhile.
+	// each is woken once. A task of another pool waits as in a call
+	// (Worker.waitCall), its pool serving meanwhile.
 	room []*slotWait
 	// closed: Close or Shutdown began, or the parent's did.
 	closed bool
@@ -211,7 +211,7 @@ func DoIn[T any](s *Sub, fn func(w *Worker) T) T {
 			s.countInline()
 			return doFrom(w, s.p, fn, "DoIn")
 		}
-		j := &callJob[T]{fn: fn, waiter: w, within: w.groupTask}
+		j := &callJob[T]{fn: callFrom(w, fn), waiter: w}
 		if err := s.submit(context.Background(), &subTask{s: s, t: j}, true, "DoIn"); err != nil {
 			panic(fmt.Errorf("blitz: DoIn: %w", err))
 		}
@@ -267,7 +267,10 @@ func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait 
 		s.countInline()
 		return doContextFrom(ctx, w, s.p, fn, wait, name)
 	}
-	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx, within: w.runningGroupTask()}
+	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
+	if w != nil {
+		j.fn = callFrom(w, fn)
+	}
 	if w == nil {
 		j.done = newDone()
 	}

@@ -30,11 +30,11 @@ import (
 // (current.go: a table from goroutine identities to workers, a few
 // nanoseconds). A worker of the same pool runs the function inline. A
 // worker of another pool queues a job that carries a CoreLatch owned by the
-// waiting worker, which meanwhile keeps serving its own pool on a goroutine
-// it lends the worker to (so that pools calling each other never deadlock,
-// and what that goroutine runs cannot unwind the caller); the target pool's
-// worker Sets the latch and, if the lent goroutine was asleep, wakes it
-// through the waiter's pool.
+// waiting worker, which sleeps on it as a blocked worker that its pool
+// replaces (wait.go: waitCall; at the pool's cap it is lent to a goroutine
+// that serves the pool instead), so that pools calling each other never
+// deadlock; the target pool's worker Sets the latch and, if the waiter
+// sleeps, wakes it through the waiter's pool.
 //
 // A task submitted with a context (GoContext, DoContext, TryDo) reads it as
 // Worker.Context, and so does everything it forks on any worker: each worker
@@ -262,13 +262,14 @@ func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 // RunFrom runs fn on a worker of p and waits for it, called by code running
 // on worker w (of any pool): Run with the caller's worker named instead of
 // looked up (Run finds it by itself). If w belongs to p, fn runs inline on
-// w. Otherwise fn is injected into p, and while the caller waits, w keeps
-// serving its own pool on another goroutine it is lent to, sleeping when
-// there is no work, until fn is done — so pools can call each other, in any
-// direction and nesting, without deadlock, and what w runs meanwhile cannot
-// unwind the caller. A nil w makes RunFrom the same as Run. Panic and Goexit
-// rules are Run's (see "Panics and Goexit" in the package documentation);
-// do not hold a lock across RunFrom that tasks of w's pool take ("Locks").
+// w. Otherwise fn is injected into p, and while the caller waits, w's pool
+// goes on serving: w blocks and the pool adds a worker in its place unless
+// one sleeps (at its cap, w is lent to a goroutine that serves the pool) —
+// so pools can call each other, in any direction and nesting, without
+// deadlock. A nil w makes RunFrom the same as Run. Panic and Goexit rules
+// are Run's (see "Panics and Goexit" in the package documentation); on a
+// pool at its cap, do not hold a lock across RunFrom that tasks of w's pool
+// take ("Locks").
 func (p *Pool) RunFrom(w *Worker, fn func(w *Worker)) {
 	if p == nil {
 		panic("blitz: Pool.RunFrom: nil *Pool")
@@ -298,7 +299,7 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 	if w.pool == p {
 		return callOwn(w, fn)
 	}
-	j := &callJob[T]{fn: fn, waiter: w, within: w.groupTask}
+	j := &callJob[T]{fn: callFrom(w, fn), waiter: w}
 	if err := p.submit(context.Background(), j, true, name); err != nil {
 		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
@@ -462,13 +463,15 @@ func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T) (
 
 // doContextFrom is DoContext and TryDo called by a task running on w, a
 // worker of another pool than p: the task is queued in p like one from
-// outside, and w keeps serving its own pool while the caller waits, as in
+// outside, and w's pool goes on serving while the caller waits, as in
 // DoFrom. If ctx ends first, the caller withdraws the task if it has not
-// started, and takes its worker back once the goroutine it was lent to
-// has finished the job it is running.
+// started, and stops waiting (once its worker is back, if it was lent).
 func doContextFrom[T any](ctx context.Context, w *Worker, p *Pool, fn func(w *Worker) T, wait bool, name string) (T, error) {
 	var zero T
-	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx, within: w.runningGroupTask()}
+	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
+	if w != nil {
+		j.fn = callFrom(w, fn)
+	}
 	if err := p.submit(ctx, j, wait, name); err != nil {
 		return zero, err
 	}
@@ -509,10 +512,6 @@ type callJob[T any] struct {
 	waiter   *Worker
 	ctx      context.Context // DoContext's and TryDo's; nil for Run and Do
 	latch    sleep.CoreLatch
-	// within is the Group or Sub task the waiting caller runs within
-	// (Worker.groupTask), nil for none: the call runs within it too, as the
-	// caller waits for it (group.go: within, holds). Immutable.
-	within *groupTask
 
 	// state: callQueued, then callStarted (start) or callWithdrawn
 	// (withdraw), for good.
@@ -542,7 +541,7 @@ func (j *callJob[T]) run(w *Worker) {
 	if !j.start() {
 		return // withdrawn: its caller has gone, nobody waits
 	}
-	if j.ctx != nil || w.origin != nil || j.within != nil {
+	if j.ctx != nil || w.origin != nil {
 		j.runInCtx(w)
 		return
 	}
@@ -550,25 +549,32 @@ func (j *callJob[T]) run(w *Worker) {
 }
 
 // runInCtx runs fn with the job's context in force (Worker.Context), or
-// none if it has none, and within the caller's Group or Sub task, restoring
-// what was in force however fn ends.
+// none if it has none, restoring the one in force however fn ends.
 func (j *callJob[T]) runInCtx(w *Worker) {
-	if j.ctx == nil {
-		outer, below, pushed := w.enterJob(nil, j.within)
-		defer w.leaveJob(outer, below, pushed)
-		j.result = j.fn(w)
-		return
+	var outer *taskCtx
+	if j.ctx != nil {
+		outer = w.enterTaskCtx(j.ctx)
+	} else {
+		outer, _ = w.enterCtx(nil)
 	}
-	below := w.groupTask
-	if j.within != nil && j.within != below {
-		w.groupTask = &groupTask{below: below, parent: j.within}
-	}
-	outer := w.enterTaskCtx(j.ctx) // its record names the link above
-	defer func() {
-		w.leaveCtx(outer)
-		w.groupTask = below
-	}()
+	defer w.leaveCtx(outer)
 	j.result = j.fn(w)
+}
+
+// callFrom returns fn as a call from worker caller into another pool
+// runs it: within the Group or Sub task the caller runs within, if any,
+// since the caller waits for it (group.go: within, holds). Only those
+// calls pay for the closure.
+func callFrom[T any](caller *Worker, fn func(*Worker) T) func(*Worker) T {
+	within := caller.groupTask
+	if within == nil {
+		return fn
+	}
+	return func(w *Worker) T {
+		outer, below, pushed := w.enterJob(w.origin, within)
+		defer w.leaveJob(outer, below, pushed)
+		return fn(w)
+	}
 }
 
 // finish hands the outcome to the waiting caller, unless the job was
@@ -698,6 +704,7 @@ func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injRing, cl
 		return pos, b, r, nil
 	}
 	done := ctx.Done()
+	w := currentWorker() // a task of another pool: it waits as in a call (waitCall)
 	for {
 		ch := p.inj.room.register()
 		pos, b, r := p.inj.tryClaim()
@@ -705,9 +712,17 @@ func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injRing, cl
 			p.inj.room.cancel(ch)
 			return pos, b, r, nil
 		}
-		select {
-		case <-ch:
-		case <-done:
+		stopped := false
+		if w != nil {
+			stopped = w.waitChan(ch, done)
+		} else {
+			select {
+			case <-ch:
+			case <-done:
+				stopped = true
+			}
+		}
+		if stopped {
 			p.inj.room.cancel(ch)
 			p.abandoned.Add(1)
 			return 0, nil, claimFull, fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())

@@ -1,6 +1,8 @@
 package blitz
 
 import (
+	"sync/atomic"
+
 	"github.com/blitz-go/blitz/deque"
 	"github.com/blitz-go/blitz/sleep"
 )
@@ -40,9 +42,12 @@ import (
 //     The owner pops its own deque (there, only the scope's tasks and their
 //     descendants can be: see below) and steals only from workers that are
 //     running a task of this scope, and only jobs they pushed meanwhile.
-//   - waitCall: a call into another pool (DoFrom). The caller's goroutine
-//     runs nothing: it lends the worker to a new goroutine, which serves
-//     the pool as the idle loop does until the call is done.
+//   - waitCall: a call into another pool (DoFrom), or a wait for another
+//     pool's Group, Sub slot or queue room. The caller's goroutine runs
+//     nothing but the broadcast requests addressed to it: it sleeps as a
+//     blocked worker that the pool replaces. At the pool's cap it lends
+//     the worker to a new goroutine instead, which serves the pool as the
+//     idle loop does until the call is done.
 //
 // This is work isolation, as in TBB's isolate and Wagner and Calder's
 // leapfrogging: a job a waiting worker runs always belongs to the
@@ -266,24 +271,135 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 }
 
 // waitCall waits until l is Set by a call this worker made into another
-// pool. The worker keeps serving its own pool meanwhile — pools that call
-// each other, in any direction and nesting, never deadlock for want of a
-// worker — but not on the caller's goroutine: the worker is lent to a new
-// goroutine, which runs serve until l is Set and then hands the worker
-// back. So what it runs (any task of the pool) cannot unwind the caller,
-// and a Goexit there ends only the lent goroutine (another one takes over
-// the loan). The caller blocks on a channel, outside the sleep protocol,
-// while the lent goroutine uses the worker's place in it.
+// pool (or by a slot or room it waits for), and reports whether stop closed
+// first. Pools that call each other, in any direction and nesting, never
+// deadlock for want of a worker: the caller's pool goes on serving while
+// it waits, in one of two ways.
 //
-// If stop is closed before l is Set, the caller ends the loan itself: it
-// Sets l, which the call's job will Set again when it finishes (a second Set
-// changes nothing and wakes nobody), takes the worker back once the lent
-// goroutine has finished the job it is running, and reports true. A nil
+// Blocked and replaced (blockCall): the worker blocks, as a task blocked
+// on a channel would, and the pool adds a worker in its place at once
+// unless one sleeps (Block, blocking.go); the monitor retires it once the
+// pool idles. The caller resumes the moment its call is done, on its own
+// goroutine, whatever the pool ran meanwhile: a call's outcome never waits
+// for unrelated work. This is the rule.
+//
+// Lent (lendCall), where the pool cannot add a worker (at its cap,
+// WithMaxWorkers, or out of threads): the worker is lent to a new goroutine,
+// which runs serve until l is Set and then hands the worker back. What it
+// runs cannot unwind the caller, and a Goexit there ends only the lent
+// goroutine (another one takes over the loan); but the caller resumes only
+// once the lent goroutine finishes the job it runs, which may itself wait
+// for a call that waits for the caller (the deadlocks doc.go lists for
+// pools at their cap).
+//
+// If stop is closed before l is Set, the caller Sets l itself, which the
+// call's job will Set again when it finishes (a second Set changes nothing
+// and wakes nobody), and reports true once it has its worker back. A nil
 // stop never closes.
 func (w *Worker) waitCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped bool) {
 	if l.Probe() {
 		return false
 	}
+	if lendCalls.Load() || !w.replaceForCall() {
+		return w.lendCall(l, stop)
+	}
+	defer w.blocking.Add(-1)
+	return w.blockCall(l, stop)
+}
+
+// waitChan waits as waitCall does until ch is closed, or stop is (then it
+// reports true): a goroutine turns ch's close into a Set of a latch.
+func (w *Worker) waitChan(ch, stop <-chan struct{}) (stopped bool) {
+	l := new(sleep.CoreLatch)
+	quit := make(chan struct{})
+	s, idx := w.pool.sleep, w.index
+	go func() {
+		select {
+		case <-ch:
+			if l.Set() {
+				s.NotifyWorkerLatchIsSet(idx)
+			}
+		case <-quit:
+		}
+	}()
+	stopped = w.waitCall(l, stop)
+	close(quit)
+	return stopped
+}
+
+// lendCalls makes every waitCall lend its worker (tests and benchmarks
+// compare the two ways).
+var lendCalls atomic.Bool
+
+// replaceForCall prepares w to block in a call: it counts w blocking
+// (Worker.blocking: the monitor leaves it out), offers its lazy halves and
+// makes its deque stealable, and adds a worker in its place unless one
+// sleeps. It reports false, with nothing changed but the offers, where no
+// worker sleeps and none can be added.
+func (w *Worker) replaceForCall() bool {
+	p := w.pool
+	w.offerBeforePush() // the halves w will not get to, for the others
+	w.blocking.Add(1)
+	if !p.sleep.HasSleepers() {
+		p.resizeMu.Lock()
+		added := 0
+		if !p.stopping.Load() && int(p.active.Load()) < p.monitor.maxActive {
+			added = p.addForBlocked(1)
+		}
+		p.resizeMu.Unlock()
+		if added == 0 {
+			w.blocking.Add(-1)
+			return false
+		}
+		p.woke() // the monitor retires the worker later
+	}
+	// A safe point (resize.go): w has no pop in flight, and a worker alone
+	// until now gets company, who must be able to steal what w holds.
+	w.refreshAlone()
+	return true
+}
+
+// blockCall is waitCall's blocked way: w sleeps on l outside the sleep
+// protocol's counters (sleep.IsolatedNoWork), running only the broadcast
+// requests addressed to it, on a goroutine it lends itself to (broadcast.go).
+// A stop watcher, if any, Sets l when stop closes.
+func (w *Worker) blockCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped bool) {
+	var gaveUp atomic.Bool
+	if stop != nil {
+		quit := make(chan struct{})
+		defer close(quit)
+		s, idx := w.pool.sleep, w.index
+		go func() {
+			select {
+			case <-stop:
+				if !l.Probe() {
+					gaveUp.Store(true)
+					if l.Set() {
+						s.NotifyWorkerLatchIsSet(idx)
+					}
+				}
+			case <-quit:
+			}
+		}()
+	}
+	outer := w.waitKind
+	w.setWaitKind(waitCall)
+	s := w.pool.sleep
+	rounds := 0
+	for !l.Probe() {
+		if w.requests.pending() {
+			w.runLent((*Worker).runRequests) // off the waiting goroutine: broadcast.go
+			rounds = 0
+			continue
+		}
+		s.IsolatedNoWork(&rounds, w.index, l)
+	}
+	w.setWaitKind(outer)
+	return gaveUp.Load()
+}
+
+// lendCall is waitCall's lent way (see waitCall).
+func (w *Worker) lendCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped bool) {
 	outer, d := w.waitKind, w.depth
 	// While lent, the worker pushes jobs that descend from nothing its
 	// own goroutine runs: no waiter may take them as its own. Its scope
