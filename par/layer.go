@@ -19,7 +19,7 @@ import (
 // is already on the pool, and the range driver runs a short range unsplit.
 func inlineOnCaller(r blitz.Runner, n int) bool {
 	_, ok := unwrap(r).(*blitz.Pool)
-	return ok && n < 2*pieceMin(r, cheapMinLen)
+	return ok && n < twice(pieceMin(r, cheapMinLen))
 }
 
 // The layer's split granularity.

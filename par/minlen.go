@@ -1,6 +1,10 @@
 package par
 
-import "github.com/blitz-go/blitz"
+import (
+	"math"
+
+	"github.com/blitz-go/blitz"
+)
 
 // The minimum piece length (rayon's with_min_len) travels in the Runner
 // rather than in a parameter, so that no function's signature grows: a
@@ -87,5 +91,16 @@ func pieceCount(r blitz.Runner, n, k int) int {
 // for the sorts, whose splitters have floors of their own.
 func seqUnderMin(r blitz.Runner, n int) bool {
 	m, ok := r.(minLenRunner)
-	return ok && n < 2*m.n
+	return ok && n < twice(m.n)
+}
+
+// twice is 2*n for a minimum or a length n >= 0, saturated at math.MaxInt:
+// a minimum read from a request or a configuration may be near MaxInt,
+// where 2*n would wrap negative and turn "shorter than twice the minimum"
+// false for every input. Every doubling of a minimum goes through it.
+func twice(n int) int {
+	if n > math.MaxInt/2 {
+		return math.MaxInt
+	}
+	return 2 * n
 }

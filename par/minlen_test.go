@@ -1,8 +1,10 @@
 package par
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -259,6 +261,47 @@ func TestMinLenSorts(t *testing.T) {
 			want[n-1] = -1
 			require.False(t, IsSorted(r, want))
 			require.False(t, IsSortedFunc(r, want, func(a, b int) int { return a - b }))
+		}
+	})
+}
+
+// TestMinLenNearMaxInt checks a minimum near math.MaxInt, as one read from
+// a request or a configuration may be: twice it saturates at MaxInt rather
+// than wrapping negative, so a short input stays whole on the calling
+// goroutine, as under any minimum longer than half of it. Sum then enters
+// no pool (Stats.Injected does not move) and SortFunc compares on the
+// caller, never on a worker.
+func TestMinLenNearMaxInt(t *testing.T) {
+	require.Equal(t, 0, twice(0))
+	require.Equal(t, 10, twice(5))
+	require.Equal(t, math.MaxInt-1, twice(math.MaxInt/2))
+	require.Equal(t, math.MaxInt, twice(math.MaxInt/2+1))
+	require.Equal(t, math.MaxInt, twice(math.MaxInt))
+	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
+		for _, m := range []int{math.MaxInt/2 + 1, math.MaxInt - 1, math.MaxInt} {
+			r := MinLen(p, m)
+			require.Truef(t, inlineOnCaller(r, 5*cheapMinLen), "minLen=%d", m)
+			require.Truef(t, seqUnderMin(r, 1<<20), "minLen=%d", m)
+
+			s := randInts(3*cheapMinLen, 1000, 11)
+			want := 0
+			for _, x := range s {
+				want += x
+			}
+			before := p.Stats().Injected
+			require.Equalf(t, want, Sum(r, s), "minLen=%d", m)
+			require.Equalf(t, before, p.Stats().Injected, "minLen=%d: Sum of a short input entered the pool", m)
+
+			x := randInts(2*sortInlineMax+1, 1000, 12)
+			var onWorker atomic.Bool
+			SortFunc(r, x, func(a, b int) int {
+				if p.Current() != nil {
+					onWorker.Store(true)
+				}
+				return cmp.Compare(a, b)
+			})
+			require.Truef(t, slices.IsSorted(x), "minLen=%d", m)
+			require.Falsef(t, onWorker.Load(), "minLen=%d: a short SortFunc ran on the pool", m)
 		}
 	})
 }

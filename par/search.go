@@ -87,7 +87,7 @@ func search(w *blitz.Worker, n int, mode searchMode, minLen int, scan func(lo, h
 		for lo := 0; lo < n && c.best.Load() == int64(n); {
 			hi := lo + min(size, n-lo)
 			searchStep(w, searchJob{newSpan(w, lo, hi), c})
-			lo, size = hi, min(2*size, limit)
+			lo, size = hi, min(twice(size), limit)
 		}
 		if i := int(c.best.Load()); i < n {
 			return i
@@ -99,7 +99,7 @@ func search(w *blitz.Worker, n int, mode searchMode, minLen int, scan func(lo, h
 		for hi := n; hi > 0 && c.best.Load() == -1; {
 			lo := hi - min(size, hi)
 			searchStep(w, searchJob{newSpan(w, lo, hi), c})
-			hi, size = lo, min(2*size, limit)
+			hi, size = lo, min(twice(size), limit)
 		}
 		return int(c.best.Load())
 	}
