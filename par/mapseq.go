@@ -15,8 +15,8 @@ import (
 //
 // Who does what. The consumer (the goroutine ranging over the result)
 // drives the stream itself: it ranges over the input, puts each value in a
-// ring of window slots, submits one task per value to the pool (Pool.TryGo)
-// and yields the results from the oldest slot on, in input order, as they
+// ring of slots, submits one task per value to the pool (Pool.TryGo) and
+// yields the results from the oldest slot on, in input order, as they
 // complete. The stream starts no goroutine of its own, so there is nothing
 // to leak: every way out of the consumer's loop (the input ends, a break, a
 // panic or Goexit in the loop body, in f or in the input) passes through
@@ -24,6 +24,15 @@ import (
 // waits for the calls of f that are running. Once the loop is over, no call
 // of f runs and no slot is referenced but by withdrawn tasks, which do
 // nothing when the pool gets to them.
+//
+// The ring. It holds at most window slots, but starts with
+// min(window, streamFirstSlots) and doubles (up to window) only when every
+// slot holds an item and another is pulled: its memory follows the values
+// held, not the window, which may come from a request or a configuration
+// (1<<40, math.MaxInt). Slots are allocated in chunks, never moved, and a
+// task reaches its slot by the pointer it was given, never through the
+// ring: the consumer alone reads and regrows the ring, re-placing the items
+// it holds at their positions in the longer one.
 //
 // The slot protocol. A slot's state packs the item's number and a phase,
 // item<<2 | phase, so that a task for an item whose slot has since been
@@ -72,10 +81,13 @@ import (
 // the result. At most window values of seq are held at once, between being
 // pulled from seq and their result being yielded: so at most window calls
 // of f run at once, and at most window results wait for their turn, however
-// long seq is and however slow the consumer. seq is pulled on the goroutine
-// that ranges over the result, only while fewer than window values are
-// held; a slow consumer therefore stops the pulling. Each range over the
-// result ranges over seq anew.
+// long seq is and however slow the consumer. The room for them grows with
+// the values held, up to the window, so any window is safe to take from a
+// request or a configuration: a window of math.MaxInt over three values
+// holds room for a few. seq is pulled on the goroutine that ranges over the
+// result, only while fewer than window values are held; a slow consumer
+// therefore stops the pulling. Each range over the result ranges over seq
+// anew.
 //
 // When the loop over the result ends early (break, return), MapSeq stops
 // pulling seq, drops the values not yet given to f, and waits for the calls
@@ -208,13 +220,21 @@ type streamSlot[In, Out any] struct {
 	out    Out
 	pe     *blitz.PanicError
 	exited bool
+	// st is the stream the slot belongs to, set when the slot is made, so
+	// that an item's task captures its slot and number only.
+	st *stream[In, Out]
 }
+
+// streamFirstSlots is the ring's first length, for a longer window.
+const streamFirstSlots = 16
 
 // stream is one range over a MapSeq result.
 type stream[In, Out any] struct {
-	pool  *blitz.Pool
-	f     func(In) Out
-	slots []streamSlot[In, Out]
+	pool *blitz.Pool
+	f    func(In) Out
+	// slots is the ring: item k is in slots[k%len(slots)]. Consumer only.
+	slots  []*streamSlot[In, Out]
+	window int
 	// waitFor is the item the consumer blocks on, -1 when none: written by
 	// the consumer, read by every runner after it stores done, both under mu.
 	mu      sync.Mutex
@@ -234,8 +254,9 @@ func runStream[In, Out any](name string, r blitz.Runner, window int, f func(In) 
 	if !ok {
 		pool = unwrap(r).(*blitz.Worker).Pool()
 	}
-	st := &stream[In, Out]{pool: pool, f: f, slots: make([]streamSlot[In, Out], window), wake: make(chan struct{}, 1)}
+	st := &stream[In, Out]{pool: pool, f: f, window: window, wake: make(chan struct{}, 1)}
 	st.waitFor = -1
+	st.grow()
 	defer st.cleanup()
 	broken := false
 	window64 := uint64(window)
@@ -290,11 +311,40 @@ func (st *stream[In, Out]) pull(seq iter.Seq[In], body func(In) bool) (pe *blitz
 }
 
 func (st *stream[In, Out]) slot(k uint64) *streamSlot[In, Out] {
-	return &st.slots[k%uint64(len(st.slots))]
+	return st.slots[k%uint64(len(st.slots))]
+}
+
+// grow makes the ring min(window, streamFirstSlots) slots long, or doubles
+// it, up to the window: the items held keep their slots, at their positions
+// in the new ring, and new slots fill the rest.
+func (st *stream[In, Out]) grow() {
+	n := len(st.slots)
+	m := min(st.window, streamFirstSlots)
+	if n > 0 {
+		m = n + min(n, st.window-n) // 2n, capped at the window without overflow
+	}
+	chunk := make([]streamSlot[In, Out], m-n)
+	for i := range chunk {
+		chunk[i].st = st
+	}
+	slots := make([]*streamSlot[In, Out], m)
+	for k := st.head; k < st.next; k++ {
+		slots[k%uint64(m)] = st.slots[k%uint64(n)]
+	}
+	for i := range slots {
+		if slots[i] == nil {
+			slots[i] = &chunk[0]
+			chunk = chunk[1:]
+		}
+	}
+	st.slots = slots
 }
 
 // dispatch stores x as the next item and submits its task.
 func (st *stream[In, Out]) dispatch(x In) {
+	if st.next-st.head == uint64(len(st.slots)) {
+		st.grow() // every slot holds an item: the window is longer
+	}
 	k := st.next
 	s := st.slot(k)
 	s.in, s.pe, s.exited = x, nil, false
@@ -306,17 +356,16 @@ func (st *stream[In, Out]) dispatch(x In) {
 	// TryGo, not Go: with a full queue (WithCapacity) the item stays
 	// queued for the consumer to claim, rather than the consumer waiting
 	// for room.
-	if err := st.pool.TryGo(func(*blitz.Worker) { st.task(k) }); errors.Is(err, blitz.ErrClosed) {
+	if err := st.pool.TryGo(func(*blitz.Worker) { s.task(k) }); errors.Is(err, blitz.ErrClosed) {
 		st.inline = true // the consumer claims the rest
 	}
 }
 
-// task runs item k on a worker, unless the consumer claimed it or the
-// cleanup dropped it (or its slot was reused since).
-func (st *stream[In, Out]) task(k uint64) {
-	s := st.slot(k)
+// task runs item k, held in s, on a worker, unless the consumer claimed it
+// or the cleanup dropped it (or the slot was reused since).
+func (s *streamSlot[In, Out]) task(k uint64) {
 	if s.state.CompareAndSwap(slotWord(k, slotQueued), slotWord(k, slotRunning)) {
-		st.runItem(k, s)
+		s.st.runItem(k, s)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"math"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -598,5 +599,74 @@ func TestMapSeqInputPanicsAfterBreak(t *testing.T) {
 			}
 		})
 		require.Nil(t, v, "a panic past the break reached the consumer")
+	})
+}
+
+// allocatedBy returns the bytes the program allocated while f ran.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMapSeqHugeWindow maps three values with windows that a request or a
+// configuration might hold (1<<24, 1<<40, math.MaxInt): the stream must
+// allocate for the values it holds, not for the window; before, the first
+// allocated 640 MiB, the second killed the process and the third panicked
+// in makeslice.
+func TestMapSeqHugeWindow(t *testing.T) {
+	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
+		for _, window := range []int{1 << 24, 1 << 40, math.MaxInt} {
+			var got []int
+			bytes := allocatedBy(func() {
+				for v := range MapSeq(p, slices.Values([]int{1, 2, 3}), window, func(x int) int { return 10 * x }) {
+					got = append(got, v)
+				}
+			})
+			require.Equalf(t, []int{10, 20, 30}, got, "window=%d", window)
+			require.Lessf(t, bytes, uint64(1<<20), "window=%d: bytes allocated for 3 values", window)
+		}
+	})
+}
+
+// TestMapSeqRingGrows has the stream hold every value of a sequence at
+// once, so that its ring doubles from its first length to past n while
+// items are queued and running: f(0) waits until seq has handed over its
+// last value, and the window is larger than n, so the consumer never waits
+// for the head before the input ends. The results must come out whole and
+// in order, on every pool size, from outside and from a task.
+func TestMapSeqRingGrows(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		got := layerCall(t, lr, func(r blitz.Runner) []int {
+			release := make(chan struct{})
+			seq := func(yield func(int) bool) {
+				defer close(release)
+				for i := range n {
+					if !yield(i) {
+						return
+					}
+				}
+			}
+			var out []int
+			for v := range MapSeq(r, seq, 1<<40, func(x int) int {
+				if x == 0 {
+					<-release
+				}
+				return x + 1
+			}) {
+				out = append(out, v)
+			}
+			return out
+		})
+		require.Len(t, got, n)
+		for i, v := range got {
+			require.Equalf(t, i+1, v, "result %d", i)
+		}
 	})
 }
