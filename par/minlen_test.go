@@ -179,16 +179,20 @@ func TestMinLenWrapping(t *testing.T) {
 
 // TestMinLenEveryFunction runs every layer function on a MinLen Runner, at
 // sizes about the minimum and the floors, from outside the pool and from a
-// task; and checks the closed-pool rule through the wrapper.
+// task, under a minimum of 100 and one of math.MaxInt (a size read from a
+// configuration must neither crash nor allocate by the minimum); and
+// checks the closed-pool rule through the wrapper.
 func TestMinLenEveryFunction(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(4)}, func(p *blitz.Pool) {
 		var ran atomic.Int64
 		for _, c := range layerCalls(func() { ran.Add(1) }) {
-			for _, n := range []int{0, 1, 99, 100, 201, 2*cheapMinLen + 1, sortInlineMax + 1} {
-				within(t, c.name, func() {
-					c.call(MinLen(p, 100), n)
-					p.Run(func(w *blitz.Worker) { c.call(MinLen(w, 100), n) })
-				})
+			for _, m := range []int{100, math.MaxInt} {
+				for _, n := range []int{0, 1, 99, 100, 201, 2*cheapMinLen + 1, sortInlineMax + 1} {
+					within(t, c.name, func() {
+						c.call(MinLen(p, m), n)
+						p.Run(func(w *blitz.Worker) { c.call(MinLen(w, m), n) })
+					})
+				}
 			}
 		}
 		require.Positive(t, ran.Load())
