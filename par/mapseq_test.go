@@ -670,3 +670,56 @@ func TestMapSeqRingGrows(t *testing.T) {
 		}
 	})
 }
+
+// TestMapSeqPullsBoundedAhead pins MapSeq's bound on pulling, as
+// TestForEachSeqPullsBoundedAhead pins ForEachSeq's: when f(x) is called,
+// seq has handed over at most window values from x on, at every call, on
+// every pool shape; over an endless sequence, a break after k results
+// leaves at most k+window values pulled, and f panicking at value 0 at
+// most window.
+func TestMapSeqPullsBoundedAhead(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		for _, window := range streamWindows {
+			n := 50 * window
+			var pulled, maxAhead atomic.Int64
+			layerCall(t, lr, func(r blitz.Runner) int {
+				for range MapSeq(r, pulledSeq(n, &pulled), window, func(x int) int {
+					ahead := pulled.Load() - int64(x)
+					for m := maxAhead.Load(); ahead > m && !maxAhead.CompareAndSwap(m, ahead); m = maxAhead.Load() {
+					}
+					return x
+				}) {
+				}
+				return 0
+			})
+			require.LessOrEqualf(t, maxAhead.Load(), int64(window), "window=%d: values pulled from x on when f(x) was called", window)
+
+			const k = 100
+			pulled.Store(0)
+			got := layerCall(t, lr, func(r blitz.Runner) int {
+				got := 0
+				for range MapSeq(r, pulledSeq(math.MaxInt, &pulled), window, func(x int) int { return x }) {
+					if got++; got == k {
+						break
+					}
+				}
+				return got
+			})
+			require.Equal(t, k, got)
+			require.LessOrEqualf(t, pulled.Load(), int64(k+window), "window=%d: pulled from an endless sequence", window)
+
+			pulled.Store(0)
+			v := layerPanic(t, lr, func(r blitz.Runner) {
+				for range MapSeq(r, pulledSeq(math.MaxInt, &pulled), window, func(x int) int {
+					if x == 0 {
+						panic("boom at 0")
+					}
+					return x
+				}) {
+				}
+			})
+			requirePanicError(t, v, "boom at 0")
+			require.LessOrEqualf(t, pulled.Load(), int64(window), "window=%d: pulled when f(0) panicked", window)
+		}
+	})
+}
