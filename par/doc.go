@@ -27,7 +27,8 @@
 //	keep some elements, in order              Filter, FilterMap; Partition (stable, in place),
 //	                                          PartitionMap; FlatMap (any number per element)
 //	reduce to one value                       Sum, Count, Reduce, Min, Max, MinFunc, MaxFunc,
-//	                                          MinByKey, MaxByKey; Fold (an accumulator per piece)
+//	                                          MinByKey, MaxByKey; Fold (an accumulator per
+//	                                          piece run in parallel)
 //	ask whether any or all elements match     Any, All, Contains, ContainsFunc
 //	find an element                           IndexFunc, Index (leftmost), LastIndexFunc
 //	                                          (rightmost), FindAny, IndexAnyFunc (any match)
@@ -68,12 +69,13 @@
 // and a piece stolen by another worker (some worker is idle) gets the budget
 // back. So an idle pool cuts a call into about twice as many pieces as it
 // has workers, and pieces keep splitting only while thieves keep taking
-// them. Functions without a callback (Sum, Min, Fill, Contains, ...) never
-// cut pieces under a few thousand elements, and on a *blitz.Pool they run
-// short inputs on the calling goroutine. For and MapReduce take a grain: a
-// grain > 0 cuts pieces of at most grain indexes, <= 0 splits adaptively.
-// MinLen wraps a Runner to set the shortest piece of every function given
-// it.
+// them. Fold makes its accumulators by the steals, not the pieces: one, and
+// at most one more per range a thief starts early. Functions without a
+// callback (Sum, Min, Fill, Contains, ...) never cut pieces under a few
+// thousand elements, and on a *blitz.Pool they run short inputs on the
+// calling goroutine. For and MapReduce take a grain: a grain > 0 cuts pieces
+// of at most grain indexes, <= 0 splits adaptively. MinLen wraps a Runner to
+// set the shortest piece of every function given it.
 //
 // The per-element callback is called through a func value, which the
 // compiler does not inline: for the cheapest per-element work, Chunks or For

@@ -83,6 +83,47 @@ func TestFoldMatchesSequential(t *testing.T) {
 	})
 }
 
+// TestFoldAccumulators pins the number of accumulators Fold makes (calls
+// of init) to its documented bound, on every pool shape and length: one
+// plus the pieces a thief started early, which is at most one plus the
+// steals the pool counted during the call (Stats.Steals); one exactly when
+// nothing was stolen, as on a pool of one worker; under MinLen(n) at most
+// max(1, len/n); and one combine per accumulator but the first. Before,
+// every piece made one: two on a pool of one worker, about 13 over 64
+// inputs on two.
+func TestFoldAccumulators(t *testing.T) {
+	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
+		for _, n := range layerSizes(lr) {
+			if n == 0 {
+				continue
+			}
+			s := make([]int, n)
+			want := 0
+			for i := range s {
+				s[i] = i
+				want += i
+			}
+			var inits, combines atomic.Int64
+			before := lr.p.Stats().Steals
+			got := layerCall(t, lr, func(r blitz.Runner) int {
+				return Fold(r, s, func() int { inits.Add(1); return 0 },
+					func(acc, x int) int { return acc + x },
+					func(a, b int) int { combines.Add(1); return a + b })
+			})
+			steals := int64(lr.p.Stats().Steals - before)
+			require.Equalf(t, want, got, "n=%d", n)
+			require.Equalf(t, inits.Load()-1, combines.Load(), "n=%d: one combine per accumulator but the first", n)
+			require.LessOrEqualf(t, inits.Load(), 1+steals, "n=%d: accumulators beyond one per steal", n)
+			if steals == 0 {
+				require.EqualValuesf(t, 1, inits.Load(), "n=%d: accumulators with no steal", n)
+			}
+			if lr.minLen > 0 {
+				require.LessOrEqualf(t, inits.Load(), int64(max(1, n/lr.minLen)), "n=%d: accumulators under MinLen(%d)", n, lr.minLen)
+			}
+		}
+	})
+}
+
 func TestFoldBadArguments(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
 		init := func() int { return 0 }

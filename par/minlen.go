@@ -21,9 +21,10 @@ import (
 // n elements: rayon's with_min_len. A piece is the run of elements one
 // worker handles in one go, calling the callback once per element; a
 // longer minimum makes fewer pieces, which pays where a piece costs more to
-// start than its elements cost to run, or where each piece does setup of
-// its own (Fold's accumulator). An input shorter than twice the minimum is
-// one piece. The functions that cut a fixed number of pieces (Filter,
+// start than its elements cost to run, or where pieces may each do setup
+// of their own (Fold makes at most one accumulator per piece, and only for
+// a piece a thief starts early). An input shorter than twice the minimum
+// is one piece. The functions that cut a fixed number of pieces (Filter,
 // Partition, the scans, FlatMap, FilterMap, PartitionMap) may leave the
 // last piece shorter. For, MapReduce and their error and context forms
 // count indexes, Chunks chunks, Windows windows, and ForEachSeq the values

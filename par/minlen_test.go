@@ -21,19 +21,9 @@ import (
 // that with a grain none is longer than the grain, unless halving it would
 // have cut a piece shorter than minLen.
 func checkPieces(t assert.TestingT, pieces []piece, n, minLen, grain int, what string) bool {
-	slices.SortFunc(pieces, func(a, b piece) int { return a.lo - b.lo })
-	next := 0
-	for _, p := range pieces {
-		if !assert.Equalf(t, next, p.lo, "%s: pieces do not tile [0, %d): %v", what, n, pieces) {
-			return false
-		}
-		next = p.hi
-		if len(pieces) > 1 && !assert.GreaterOrEqualf(t, p.hi-p.lo, minLen, "%s: piece %v shorter than the minimum", what, p) {
-			return false
-		}
-		if grain > 0 && !assert.LessOrEqualf(t, p.hi-p.lo, max(grain, 2*minLen-1), "%s: piece %v past the grain", what, p) {
-			return false
-		}
+	next, ok := checkTiles(t, pieces, n, minLen, grain, what)
+	if !ok {
+		return false
 	}
 	if n >= 2*minLen && (grain <= 0 || n > grain) {
 		// The split budget is at least one: such an input is always cut.
@@ -47,8 +37,41 @@ func checkPieces(t assert.TestingT, pieces []piece, n, minLen, grain int, what s
 	return assert.Equalf(t, n, next, "%s: pieces end short", what)
 }
 
+// checkTiles sorts pieces and asserts that they tile [0, next) from 0,
+// none shorter than minLen unless it is the only one and, with a grain,
+// none longer than the grain unless halving it would have cut a piece
+// shorter than minLen.
+func checkTiles(t assert.TestingT, pieces []piece, n, minLen, grain int, what string) (next int, ok bool) {
+	slices.SortFunc(pieces, func(a, b piece) int { return a.lo - b.lo })
+	for _, p := range pieces {
+		if !assert.Equalf(t, next, p.lo, "%s: pieces do not tile [0, %d): %v", what, n, pieces) {
+			return next, false
+		}
+		next = p.hi
+		if len(pieces) > 1 && !assert.GreaterOrEqualf(t, p.hi-p.lo, minLen, "%s: piece %v shorter than the minimum", what, p) {
+			return next, false
+		}
+		if grain > 0 && !assert.LessOrEqualf(t, p.hi-p.lo, max(grain, 2*minLen-1), "%s: piece %v past the grain", what, p) {
+			return next, false
+		}
+	}
+	return next, true
+}
+
+// checkFoldRuns asserts that Fold's accumulators, each seen as the run of
+// elements it folded, tile [0, n), none shorter than minLen unless it is
+// the only one, and that there are at most max(1, n/minLen) of them. An
+// accumulator folds one piece or several adjacent ones (the pieces that
+// no thief started early), so an input of twice the minimum may fold into
+// one.
+func checkFoldRuns(t assert.TestingT, runs []piece, n, minLen int, what string) bool {
+	next, ok := checkTiles(t, runs, n, minLen, 0, what)
+	return ok && assert.Equalf(t, n, next, "%s: accumulators end short", what) &&
+		assert.LessOrEqualf(t, len(runs), max(1, n/minLen), "%s: accumulators", what)
+}
+
 // minLenPieces runs For, MapReduce and Fold over n indexes on r and returns
-// the pieces each cut.
+// the pieces For and MapReduce cut and the runs of Fold's accumulators.
 func minLenPieces(r blitz.Runner, n, grain int) (forP, mapP, foldP []piece) {
 	var mu sync.Mutex
 	For(r, 0, n, grain, func(_ *blitz.Worker, lo, hi int) {
@@ -62,7 +85,7 @@ func minLenPieces(r blitz.Runner, n, grain int) (forP, mapP, foldP []piece) {
 			return []piece{{lo, hi}}
 		}, func(a, b []piece) []piece { return append(a, b...) })
 	}
-	// Fold's pieces, seen from its accumulators: each counts its elements.
+	// Fold's accumulators, each recording the run of elements it folded.
 	s := make([]int, n)
 	for i := range s {
 		s[i] = i
@@ -82,10 +105,11 @@ func minLenPieces(r blitz.Runner, n, grain int) (forP, mapP, foldP []piece) {
 	return forP, mapP, foldP
 }
 
-// TestMinLenPiecesAreNoShorter pins MinLen's rule on the range driver, on
-// For's own splitter and on Fold, seen from the pieces they cut: none
-// shorter than the minimum but an only piece, and with a grain none longer
-// than the grain unless the minimum forbade the cut. Four goroutines run
+// TestMinLenPiecesAreNoShorter pins MinLen's rule on the range driver and
+// on For's own splitter, seen from the pieces they cut: none shorter than
+// the minimum but an only piece, and with a grain none longer than the
+// grain unless the minimum forbade the cut; and on Fold, seen from its
+// accumulators, which fold runs of whole pieces. Four goroutines run
 // the calls at once on each pool, from outside it and from its tasks, so
 // that pieces are stolen while others split.
 func TestMinLenPiecesAreNoShorter(t *testing.T) {
@@ -114,7 +138,7 @@ func TestMinLenPiecesAreNoShorter(t *testing.T) {
 							if n > 0 {
 								checkPieces(t, mapP, n, m, grain, what+": MapReduce")
 							}
-							checkPieces(t, foldP, n, m, 0, what+": Fold")
+							checkFoldRuns(t, foldP, n, m, what+": Fold")
 							if len(forP) > 1 {
 								cut.Add(1)
 							}
