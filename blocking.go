@@ -412,8 +412,10 @@ func (p *Pool) retireIdle(active, idle, waiting int) {
 		return
 	}
 	k := min(extra, m.idleLeast)
-	_ = p.activate(active - k) // a shrink cannot fail
+	// Counted first, as addForBlocked counts: a Stats that sees Active
+	// shrunk sees the retirements counted (Stats loads Active first).
 	m.retired.Add(uint64(k))
+	_ = p.activate(active - k) // a shrink cannot fail
 	m.idleSince = time.Time{}
 }
 

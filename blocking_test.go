@@ -352,7 +352,7 @@ func TestBlockPanicAndGoexitStorm(t *testing.T) {
 				}
 				eventually(t, "the added workers retiring", func() bool { return p.Stats().Active == p.Workers() })
 				st := p.Stats()
-				assert.Positive(t, st.WorkersRetired, "added workers retired")
+				assert.Positive(t, st.WorkersRetired, "added workers retired: %+v", st)
 			})
 		})
 	}

@@ -365,6 +365,10 @@ func (s *Sleep) AwakeIdle() int {
 	return int(w.inactiveThreads()) - int(w.sleepingThreads())
 }
 
+// Sleeping is the number of workers asleep in the counters. One load; a
+// moment's reading (benchmarks wait on it for a pool gone idle).
+func (s *Sleep) Sleeping() int { return int(s.counters.load().sleepingThreads()) }
+
 // Workers returns the number of workers the Sleep tracks.
 func (s *Sleep) Workers() int { return len(*s.workers.Load()) }
 
