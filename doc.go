@@ -67,7 +67,8 @@
 // A pool made without WithWorkers (Default too) follows GOMAXPROCS, which
 // Go 1.25 changes with the container's CPU limit: it looks once a second
 // while it works, and when it next gets work after idling. A pool made
-// WithWorkers(n) keeps n. Pool.Resize sets the size of either.
+// WithWorkers(n) keeps n. Pool.Resize sets the size of either; on a pool
+// that follows GOMAXPROCS, until GOMAXPROCS next changes.
 //
 // # Blocking
 //

@@ -14,3 +14,7 @@ func withFollowHook(period time.Duration, f func(size int)) Option {
 func withMonitorHook(retireAfter time.Duration, f func()) Option {
 	return func(c *config) { c.retireAfter, c.monitorHook = retireAfter, f }
 }
+
+// tickFollower runs one tick of p's GOMAXPROCS follower on the calling
+// goroutine, as its timer would (follow.go).
+func (p *Pool) tickFollower() { p.followTick() }

@@ -16,7 +16,8 @@ import (
 // timer that runs only while the pool works:
 //
 //   - a tick every followPeriod reads runtime.GOMAXPROCS(0) (a lock and a
-//     load in the runtime) and resizes the pool if it differs, then sums
+//     load in the runtime) and, if it differs from the value the follower
+//     saw last (follower.seen), resizes the pool to it, then sums
 //     the workers' executed counts; if they moved since the last tick, or a
 //     worker woke from a park meanwhile, it re-arms the timer, otherwise it
 //     leaves it disarmed. A fully idle pool therefore has at most one tick
@@ -25,11 +26,19 @@ import (
 //   - a worker that wakes from a park (a slow path already, a futex or
 //     channel wake) or finds work after it ran out of work marks the
 //     follower pending and, if the timer is disarmed, arms it: at once if
-//     GOMAXPROCS differs from the size, after followPeriod otherwise.
+//     GOMAXPROCS differs from the value seen last, after followPeriod
+//     otherwise.
 //
 // So a change is applied within followPeriod while the pool works, and when
 // an idle pool gets work, at once (what an idle pool's size is does not
-// matter until then). The cost is a tick per followPeriod while busy
+// matter until then).
+//
+// The follower compares GOMAXPROCS with the value it saw last, never with
+// the pool's size: a Resize sets a size that holds until GOMAXPROCS next
+// changes, and Resize records the GOMAXPROCS of its time as seen, so that
+// only a change after it undoes it. The workers the monitor adds for
+// blocked ones (blocking.go) are not part of the size and do not matter
+// here either. The cost is a tick per followPeriod while busy
 // (microseconds: a runtime lock, a sum over the workers), and on a worker's
 // wake or return to work two atomic loads, plus a store once per tick and
 // a GOMAXPROCS read when it arms the timer.
@@ -62,6 +71,11 @@ type follower struct {
 	period time.Duration
 	// last is the executed sum the previous tick saw; the tick's alone.
 	last uint64
+	// seen is the size GOMAXPROCS asked for (followSize) when the
+	// follower or Resize last looked: New's count at first. Stored under
+	// resizeMu by the tick when it resizes to a new value and by Resize;
+	// loaded by the tick and by followWake. sync/atomic.
+	seen atomic.Int32
 	// ticked, if set, is called by every tick, under the resize lock,
 	// after it resized the pool or not (tests: export_test.go). Set before
 	// the pool runs any work.
@@ -107,7 +121,7 @@ func (p *Pool) followWake() {
 	}
 	if !f.armed.Load() && f.armed.CompareAndSwap(false, true) {
 		d := f.period
-		if p.followSize() != int(p.size.Load()) {
+		if p.followSize() != int(f.seen.Load()) {
 			d = 0
 		}
 		f.timer.Reset(d)
@@ -125,9 +139,7 @@ func (p *Pool) followTick() {
 	// pending first: a worker that woke after this Swap leaves it set for
 	// the next tick, which reads GOMAXPROCS after the wake.
 	woke := f.pending.Swap(false)
-	if n := p.followSize(); n != int(p.size.Load()) {
-		_ = p.resizeLocked(n) // an error (the thread limit) leaves the size; the next tick tries again
-	}
+	p.followCheck()
 	if f.ticked != nil {
 		f.ticked(int(p.size.Load()))
 	}
@@ -142,6 +154,19 @@ func (p *Pool) followTick() {
 	if f.pending.Load() && f.armed.CompareAndSwap(false, true) {
 		f.timer.Reset(f.period)
 	}
+}
+
+// followCheck resizes the pool to GOMAXPROCS if GOMAXPROCS changed since
+// the follower last saw it. Under resizeMu, on an open pool.
+func (p *Pool) followCheck() {
+	f := p.follower
+	n := p.followSize()
+	if n == int(f.seen.Load()) {
+		return // unchanged: a Resize since holds
+	}
+	if p.resizeLocked(n) == nil {
+		f.seen.Store(int32(n))
+	} // an error (the thread limit) leaves the size and seen: the next tick tries again
 }
 
 // executedSum sums the workers' executed counts.

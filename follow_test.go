@@ -63,3 +63,48 @@ func converged(p *Pool, ticks chan int, want int) <-chan struct{} {
 	}()
 	return done
 }
+
+// TestResizeHoldsUntilGOMAXPROCSChanges drives the follower's ticks by hand
+// (its timer is an hour away): a Resize of a following pool survives every
+// tick while GOMAXPROCS stays, a change of GOMAXPROCS after it is followed,
+// and a change made before the Resize (which no tick had seen yet) does not
+// undo the Resize.
+func TestResizeHoldsUntilGOMAXPROCSChanges(t *testing.T) {
+	prev := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(prev)
+	// Two GOMAXPROCS values other than the current one and the Resize's.
+	const resized = 5
+	var other []int
+	for g := 3; len(other) < 2; g++ {
+		if g != prev && g != resized {
+			other = append(other, g)
+		}
+	}
+	for _, k := range testParkings() {
+		t.Run(k.String(), func(t *testing.T) {
+			t.Cleanup(func() { runtime.GOMAXPROCS(prev); verifyNone(t) })
+			p := newPoolT(t, WithParking(k), withFollowHook(time.Hour, nil))
+			require.NotNil(t, p.follower)
+			require.NoError(t, p.Resize(resized))
+			for range 3 {
+				p.tickFollower()
+				p.Run(func(*Worker) {})
+				require.Equal(t, resized, p.Workers(), "a tick undid Resize while GOMAXPROCS stayed %d", prev)
+			}
+			runtime.GOMAXPROCS(other[0])
+			p.tickFollower()
+			require.Equal(t, other[0], p.Workers(), "GOMAXPROCS changed after the Resize")
+			assert.Equal(t, other[0], len(Broadcast(p, func(*Worker) int { return 0 })))
+
+			// A change that no tick saw before a Resize is the Resize's
+			// GOMAXPROCS: only the next change undoes it.
+			runtime.GOMAXPROCS(other[1])
+			require.NoError(t, p.Resize(resized))
+			p.tickFollower()
+			require.Equal(t, resized, p.Workers(), "a tick undid Resize for a GOMAXPROCS change made before it")
+			runtime.GOMAXPROCS(other[0])
+			p.tickFollower()
+			require.Equal(t, other[0], p.Workers())
+		})
+	}
+}

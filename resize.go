@@ -127,6 +127,7 @@ func (p *Pool) initResizing(c *config, n int) {
 		if c.followPeriod > 0 {
 			p.follower.period = c.followPeriod
 		}
+		p.follower.seen.Store(int32(n))
 	}
 }
 
@@ -149,8 +150,9 @@ func (p *Pool) initResizing(c *config, n int) {
 // or Shutdown began, Resize returns an error matching ErrClosed.
 //
 // A pool made without WithWorkers follows GOMAXPROCS by itself (see "Size"
-// in the package documentation); Resize on it sets the size until the pool
-// next sees GOMAXPROCS change. Workers the pool added while its workers
+// in the package documentation); Resize on it sets a size that holds until
+// GOMAXPROCS changes from its value at the Resize, and the pool then follows
+// GOMAXPROCS again. Workers the pool added while its workers
 // were blocked (see "Blocking" there) stay on top of the new size and
 // retire when they idle.
 func (p *Pool) Resize(n int) error {
@@ -165,7 +167,15 @@ func (p *Pool) Resize(n int) error {
 	if n < 1 || n > p.maxWorkers {
 		return fmt.Errorf("blitz: Pool.Resize(%d): the worker count must be between 1 and %d: %w", n, p.maxWorkers, ErrBadSize)
 	}
-	return p.resizeLocked(n)
+	if err := p.resizeLocked(n); err != nil {
+		return err
+	}
+	if f := p.follower; f != nil {
+		// This size holds until GOMAXPROCS changes from what it is now
+		// (follow.go).
+		f.seen.Store(int32(p.followSize()))
+	}
+	return nil
 }
 
 // resizeLocked is Resize under resizeMu, on an open pool, n in range: the
