@@ -85,10 +85,10 @@ const (
 // finished; if both panic, fa's panic wins. If a half calls runtime.Goexit,
 // the caller's goroutine exits too, after both halves finished, as if the
 // half had run inline. The package documentation ("Panics and Goexit") gives
-// the complete rules. Nil functions panic.
+// the complete rules. A nil w or nil functions panic.
 func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(*Worker, B) RB, b B) (ra RA, rb RB) {
-	if fa == nil || fb == nil {
-		panic("blitz: JoinArgs: nil function")
+	if w == nil || fa == nil || fb == nil {
+		badJoin("JoinArgs", w)
 	}
 	d := w.depth
 	f := w.frames.ownerAt(d, w.index)
@@ -165,8 +165,8 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 	// worker). The fork's lazy test is written out in both for the same
 	// reason: an inlined helper measured 1-2% slower per join
 	// (bench/results/join-lazy-amd64.txt).
-	if a == nil || b == nil {
-		panic("blitz: Join: nil function")
+	if w == nil || a == nil || b == nil {
+		badJoin("Join", w)
 	}
 	d := w.depth
 	f := w.frames.ownerAt(d, w.index)
@@ -236,6 +236,14 @@ func (w *Worker) Join(a, b func(*Worker)) {
 		panic("blitz: Worker.Join: nil function")
 	}
 	JoinArgs(w, callVoid, a, callVoid, b)
+}
+
+// badJoin panics for a join called name given a nil worker or function.
+func badJoin(name string, w *Worker) {
+	if w == nil {
+		panic("blitz: " + name + ": nil *Worker")
+	}
+	panic("blitz: " + name + ": nil function")
 }
 
 // callVoid adapts a result-less function to JoinArgs. It is a plain

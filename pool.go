@@ -280,7 +280,12 @@ func (p *Pool) Workers() int {
 
 // Closed reports whether Close or Shutdown has begun: the pool then refuses
 // every submission from outside its own tasks.
-func (p *Pool) Closed() bool { return p.closeStarted.Load() }
+func (p *Pool) Closed() bool {
+	if p == nil {
+		panic("blitz: Pool.Closed: nil *Pool")
+	}
+	return p.closeStarted.Load()
+}
 
 // Name returns the pool's name (WithName).
 func (p *Pool) Name() string {

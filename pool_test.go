@@ -610,14 +610,15 @@ func TestDefaultPoolUnderForkJoinLoad(t *testing.T) {
 }
 
 // TestNilReceivers checks that every exported method of Pool and Worker,
-// and the functions that take a *Pool to submit to, panic with a message
-// naming the method for a nil *Pool or *Worker, instead of a nil
-// dereference somewhere inside.
+// the functions that take a *Pool to submit to and the joins that take a
+// *Worker to fork on panic with a message naming the method for a nil
+// *Pool or *Worker, instead of a nil dereference somewhere inside.
 func TestNilReceivers(t *testing.T) {
 	var p *Pool
 	var w *Worker
 	task := func(*Worker) {}
 	call := func(*Worker) int { return 1 }
+	inc := func(_ *Worker, x int) int { return x + 1 }
 	ctx := context.Background()
 	for _, c := range []struct {
 		msg string
@@ -645,6 +646,9 @@ func TestNilReceivers(t *testing.T) {
 		{"blitz: Worker.Context: nil *Worker", func() { w.Context() }},
 		{"blitz: Worker.Join: nil *Worker", func() { w.Join(task, task) }},
 		{"blitz: Worker.Scope: nil *Worker", func() { w.Scope(func(*Scope) {}) }},
+		{"blitz: Pool.Closed: nil *Pool", func() { p.Closed() }},
+		{"blitz: Join: nil *Worker", func() { Join(w, call, call) }},
+		{"blitz: JoinArgs: nil *Worker", func() { JoinArgs(w, inc, 1, inc, 2) }},
 	} {
 		requirePanicMessage(t, c.msg, c.f)
 	}

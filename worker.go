@@ -15,8 +15,8 @@ import (
 // A Worker is one of a pool's workers, handed to every function the pool
 // runs. Go has no thread-local storage, so fork-join code passes the Worker it
 // was given to Join, Scope, For and MapReduce (as Spice passes its *Task).
-// A method called on a nil *Worker panics with a message that names it
-// ("blitz: Worker.Join: nil *Worker").
+// A method called on a nil *Worker, and Join or JoinArgs given one, panics
+// with a message that names it ("blitz: Worker.Join: nil *Worker").
 //
 // A Worker belongs to the goroutine it was handed to, for the duration of the
 // call it was handed in: using it from another goroutine, or after that call
