@@ -168,7 +168,7 @@ func New(opts ...Option) (*Pool, error) {
 	}
 	locked := 0 // OS threads the workers hold locked (threads.go)
 	if be.lockThread || pl.cpus != nil {
-		if err := reserveThreads(n, be.kind, pl.cpus != nil); err != nil {
+		if err := reserveThreads("New", n, be.kind, pl.cpus != nil); err != nil {
 			return nil, err
 		}
 		locked = n

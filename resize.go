@@ -234,7 +234,7 @@ func (p *Pool) activate(n int) error {
 func (p *Pool) addWorkers(ws []*Worker, n int) ([]*Worker, error) {
 	k := n - len(ws)
 	if p.lockedThreads > 0 {
-		if err := reserveThreads(k, p.backend.kind, false); err != nil {
+		if err := reserveThreads("Pool.Resize", k, p.backend.kind, false); err != nil {
 			return nil, err
 		}
 	}

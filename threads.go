@@ -40,10 +40,11 @@ func runtimeMaxThreads() int {
 	return prev
 }
 
-// reserveThreads reserves n locked threads for a new pool, or returns an
-// error wrapping ErrThreadLimit. kind and pinned say why the pool locks its
-// threads, for the message.
-func reserveThreads(n int, kind Parking, pinned bool) error {
+// reserveThreads reserves n more locked threads, for a new pool or one
+// that grows, or returns an error wrapping ErrThreadLimit. who names the
+// function that asked (New, Pool.Resize), and kind and pinned say why the
+// pool locks its threads, for the message.
+func reserveThreads(who string, n int, kind Parking, pinned bool) error {
 	threadBudget.mu.Lock()
 	defer threadBudget.mu.Unlock()
 	limit := runtimeMaxThreads()
@@ -55,8 +56,8 @@ func reserveThreads(n int, kind Parking, pinned bool) error {
 		case pinned:
 			why = "placement"
 		}
-		return fmt.Errorf("blitz: New: %d workers locked to OS threads (%s), with %d held by other open pools, exceed %d, half the runtime's thread limit of %d (debug.SetMaxThreads); use fewer workers, or portable parking without placement: %w",
-			n, why, held, limit/2, limit, ErrThreadLimit)
+		return fmt.Errorf("blitz: %s: %d workers locked to OS threads (%s) and %d already held by open pools exceed %d, half the runtime's thread limit of %d (debug.SetMaxThreads); use fewer workers, or portable parking without placement: %w",
+			who, n, why, held, limit/2, limit, ErrThreadLimit)
 	}
 	threadBudget.locked += n
 	return nil

@@ -46,8 +46,31 @@ func TestThreadLimit(t *testing.T) {
 		require.Nil(t, p, name)
 		assert.Contains(t, err.Error(), "debug.SetMaxThreads", name)
 		assert.Contains(t, err.Error(), strconv.Itoa(limit+1)+" workers", name)
+		assert.True(t, strings.HasPrefix(err.Error(), "blitz: New: "), "%s: %v", name, err)
 	}
 	assert.Zero(t, reservedThreads(), "threads reserved after refusals")
+}
+
+// TestResizeThreadLimit checks that Resize refuses to grow a pool whose
+// workers lock OS threads past the budget with an error that names Resize
+// and wraps ErrThreadLimit, and changes nothing: the size, the reservation
+// and the workers stay as they were.
+func TestResizeThreadLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("futex parking is Linux only")
+	}
+	t.Cleanup(func() { verifyNone(t) }) // after the pool's Close
+	limit := threadLimit() / 2
+	before := reservedThreads()
+	p := newPoolT(t, WithParking(ParkingFutex), WithWorkers(2))
+	err := p.Resize(limit + 1)
+	require.ErrorIs(t, err, ErrThreadLimit)
+	assert.True(t, strings.HasPrefix(err.Error(), "blitz: Pool.Resize: "), "%v", err)
+	assert.Contains(t, err.Error(), strconv.Itoa(limit-1)+" workers locked to OS threads (futex parking) and 2 already held")
+	assert.Equal(t, 2, p.Workers())
+	assert.Len(t, p.workerList(), 2, "workers made by a refused Resize")
+	assert.Equal(t, before+2, reservedThreads())
+	assert.Equal(t, 2, Do(p, func(w *Worker) int { return len(Broadcast(w, func(*Worker) int { return 0 })) }))
 }
 
 // TestThreadLimitPortable checks that portable parking without a placement
@@ -88,7 +111,7 @@ func TestThreadLimitAcrossPools(t *testing.T) {
 	assert.Equal(t, budget-8, reservedThreads())
 	_, err = New(WithWorkers(16), futex)
 	require.ErrorIs(t, err, ErrThreadLimit)
-	assert.Contains(t, err.Error(), "with "+strconv.Itoa(budget-8)+" held by other open pools")
+	assert.Contains(t, err.Error(), "and "+strconv.Itoa(budget-8)+" already held by open pools")
 	b, err := New(WithWorkers(8), futex) // exactly the rest
 	require.NoError(t, err)
 	assert.Equal(t, budget, reservedThreads())
