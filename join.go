@@ -106,7 +106,7 @@ func JoinArgs[A, B, RA, RB any](w *Worker, fa func(*Worker, A) RA, a A, fb func(
 			w.lazyLow = d
 		}
 	} else {
-		w.offer(f, d)
+		w.offer(f, d, "JoinArgs")
 	}
 	defer func() {
 		if w.depth != d {
@@ -184,7 +184,7 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 			w.lazyLow = d
 		}
 	} else {
-		w.offer(f, d)
+		w.offer(f, d, "Join")
 	}
 	defer func() {
 		if w.depth != d {

@@ -74,7 +74,15 @@ const eagerDepth = 8
 // offer is the slow side of a fork at depth d, whose job is in f: at a depth
 // under eagerDepth it pushes the half; deeper, somebody asked for work, and
 // every lazy half is offered, this one included.
-func (w *Worker) offer(f *frame, d uint32) {
+//
+// name is the join that forks (Join, JoinArgs), for the panic of a worker
+// kept past its task and used after its pool closed: its depth is 0, so its
+// first fork always comes here (and leaves the depth as it found it).
+func (w *Worker) offer(f *frame, d uint32, name string) {
+	if w.deque == nil {
+		w.depth = d
+		w.checkLive(name)
+	}
 	if d < eagerDepth {
 		// No frame below d is lazy: every lazy frame is at eagerDepth
 		// or deeper, and a fork at d is shallower than every frame of

@@ -759,3 +759,53 @@ func TestCloseReleasesWorkerMemory(t *testing.T) {
 	require.ErrorIs(t, err, ErrClosed, "Sum on a closed pool")
 	assert.Equal(t, st, p.Stats(), "Stats changed after Close")
 }
+
+// TestWorkerKeptPastClose keeps a task's *Worker, closes its pool, and uses
+// the Worker: what would touch the queues the closed pool released panics
+// with a message saying that the Worker was used after its pool closed
+// (Join, JoinArgs and Scope leave the Worker as they found it, so a second
+// call panics alike), and the rest answers (see Worker).
+func TestWorkerKeptPastClose(t *testing.T) {
+	for _, k := range testParkings() {
+		t.Run(k.String(), func(t *testing.T) {
+			t.Cleanup(func() { verifyNone(t) }) // after other's Close
+			p, err := New(WithParking(k), WithWorkers(2))
+			require.NoError(t, err)
+			other := newPoolT(t, WithParking(k), WithWorkers(1))
+			var kept *Worker
+			p.Run(func(w *Worker) { kept = w })
+			var res context.Context
+			p.Run(func(w *Worker) { res = w.Context() })
+			within(t, "Close", func() { require.NoError(t, p.Close()) })
+
+			one := func(*Worker) int { return 1 }
+			inc := func(_ *Worker, x int) int { return x + 1 }
+			noop := func(*Worker) {}
+			msg := func(name string) string {
+				return "blitz: " + name + ": *Worker used after its pool was closed (a Worker belongs to the task it was handed to, until that task returns)"
+			}
+			for range 2 {
+				requirePanicMessage(t, msg("Join"), func() { Join(kept, one, one) })
+				requirePanicMessage(t, msg("JoinArgs"), func() { JoinArgs(kept, inc, 1, inc, 2) })
+				requirePanicMessage(t, msg("JoinArgs"), func() { kept.Join(noop, noop) })
+				requirePanicMessage(t, msg("Worker.Scope"), func() { kept.Scope(func(*Scope) {}) })
+				requirePanicMessage(t, msg("Pool.RunFrom"), func() { other.RunFrom(kept, noop) })
+				requirePanicMessage(t, msg("DoFrom"), func() { DoFrom(kept, other, one) })
+				requirePanicMessage(t, msg("Pool.RunFrom"), func() { p.RunFrom(kept, noop) })
+				v := catchPanic(func() { JoinAll(kept, noop, noop) })
+				pe, ok := v.(*PanicError)
+				require.True(t, ok, "JoinAll: %v", v)
+				assert.Equal(t, msg("JoinArgs"), pe.Value)
+				assert.Zero(t, kept.depth, "the depth a refused join left")
+			}
+			assert.Equal(t, p, kept.Pool())
+			assert.Less(t, kept.Index(), 2)
+			assert.Equal(t, res, kept.Context())
+			ran := false
+			kept.Block(func() { ran = true })
+			assert.True(t, ran, "Block on a kept Worker")
+			assert.Equal(t, 1, DoOn(kept, one))
+			assert.Equal(t, 3, Do(other, func(*Worker) int { return 3 }), "the other pool")
+		})
+	}
+}

@@ -61,6 +61,7 @@ func (w *Worker) Scope(fn func(s *Scope)) {
 	if fn == nil {
 		panic("blitz: Worker.Scope: nil function")
 	}
+	w.checkLive("Worker.Scope")
 	st := &scopeState{owner: w, origin: w.origin, group: w.groupTask}
 	st.pending.Store(1)
 	phase := scopeBody

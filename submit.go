@@ -296,6 +296,7 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 	if w == nil {
 		return do(p, fn, name)
 	}
+	w.checkLive(name)
 	if w.pool == p {
 		return callOwn(w, fn)
 	}

@@ -26,6 +26,14 @@ import (
 // *Worker it receives, never the w of the enclosing function. Like a data
 // race on a map, the misuse is not detected in normal builds; the race
 // detector reports it (both goroutines write the worker's fields).
+//
+// One misuse is always detected: a Worker kept past its task and used once
+// its pool has shut down (after Close or Shutdown returned nil), when the
+// pool has released what its workers ran work with. Join, JoinArgs,
+// Worker.Join, Worker.Scope, RunFrom and DoFrom given such a Worker (and so
+// Join3, JoinAll, DoOn and the par functions when the function they run
+// forks) panic with a message that says so; Index, Pool, Context and Block
+// still answer, and DoOn runs a function that does not fork.
 type Worker struct {
 	_ atomics.Pad
 
@@ -223,6 +231,16 @@ func (w *Worker) Pool() *Pool {
 		panic("blitz: Worker.Pool: nil *Worker")
 	}
 	return w.pool
+}
+
+// checkLive panics, naming the function name, if w's pool has shut down
+// and released w's deque (Pool.release): w was kept past its task. A
+// worker's own goroutine never sees that, so the check is for the entry
+// points that take a *Worker from their caller and would touch the deque.
+func (w *Worker) checkLive(name string) {
+	if w.deque == nil {
+		panic("blitz: " + name + ": *Worker used after its pool was closed (a Worker belongs to the task it was handed to, until that task returns)")
+	}
 }
 
 // waitKind says why a worker waits (wait.go), for the statistics.
