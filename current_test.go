@@ -560,35 +560,52 @@ func TestGroupWaitFromStolenWork(t *testing.T) {
 
 // TestSelfCallWhileClosing checks that a task that a closing pool still runs
 // may call the pool's functions with the *Pool, as with its *Worker: the
-// calls run on its worker, while the same calls from outside are refused.
+// calls run on its worker, while the same calls from outside are refused;
+// and that what would queue a task (Go, TryGo, GoContext) is refused with
+// ErrClosed to the task too, as Pool.Closed says.
 func TestSelfCallWhileClosing(t *testing.T) {
-	for _, n := range testWorkerCounts {
-		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			defer verifyNone(t)
-			p, err := New(WithWorkers(n))
-			require.NoError(t, err)
-			closing, release := make(chan struct{}), make(chan struct{})
-			results := make(chan int, 3)
-			require.NoError(t, p.Go(func(*Worker) {
-				<-closing
-				results <- treeSum(p, []int{1, 2, 3})
-				results <- Do(p, func(*Worker) int { return 4 })
-				v, _ := DoContext(context.Background(), p, func(*Worker) int { return 5 })
-				results <- v
-				<-release
-			}))
-			closed := make(chan error, 1)
-			go func() { closed <- p.Close() }()
-			eventually(t, "Close began", func() bool { return p.closeStarted.Load() })
-			close(closing)
-			within(t, "self-calls while closing", func() {
-				assert.Equal(t, 6, <-results)
-				assert.Equal(t, 4, <-results)
-				assert.Equal(t, 5, <-results)
+	for _, k := range testParkings() {
+		for _, n := range testWorkerCounts {
+			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
+				defer verifyNone(t)
+				p, err := New(WithParking(k), WithWorkers(n))
+				require.NoError(t, err)
+				closing, release := make(chan struct{}), make(chan struct{})
+				results := make(chan int, 4)
+				refusals := make(chan error, 3)
+				var ran atomic.Int64
+				require.NoError(t, p.Go(func(*Worker) {
+					<-closing
+					results <- treeSum(p, []int{1, 2, 3})
+					results <- Do(p, func(*Worker) int { return 4 })
+					v, _ := DoContext(context.Background(), p, func(*Worker) int { return 5 })
+					results <- v
+					v, _ = TryDo(context.Background(), p, func(*Worker) int { return 6 })
+					results <- v
+					task := func(*Worker) { ran.Add(1) }
+					refusals <- p.Go(task)
+					refusals <- p.TryGo(task)
+					refusals <- p.GoContext(context.Background(), task)
+					<-release
+				}))
+				closed := make(chan error, 1)
+				go func() { closed <- p.Close() }()
+				eventually(t, "Close began", func() bool { return p.Closed() })
+				close(closing)
+				within(t, "self-calls while closing", func() {
+					assert.Equal(t, 6, <-results)
+					assert.Equal(t, 4, <-results)
+					assert.Equal(t, 5, <-results)
+					assert.Equal(t, 6, <-results)
+					for _, name := range []string{"Go", "TryGo", "GoContext"} {
+						assert.ErrorIs(t, <-refusals, ErrClosed, "%s from a task of a closing pool", name)
+					}
+				})
+				assert.ErrorIs(t, catchPanic(func() { treeSum(p, []int{1}) }).(error), ErrClosed, "DoOn from outside a closing pool")
+				close(release)
+				within(t, "Close", func() { require.NoError(t, <-closed) })
+				assert.Zero(t, ran.Load(), "refused tasks ran")
 			})
-			assert.ErrorIs(t, catchPanic(func() { treeSum(p, []int{1}) }).(error), ErrClosed, "DoOn from outside a closing pool")
-			close(release)
-			within(t, "Close", func() { require.NoError(t, <-closed) })
-		})
+		}
 	}
 }

@@ -278,13 +278,24 @@ func (p *Pool) Workers() int {
 	return int(p.size.Load())
 }
 
-// Closed reports whether Close or Shutdown has begun: the pool then refuses
-// every submission from outside its own tasks.
+// Closed reports whether Close or Shutdown has begun and closed the pool to
+// new work. From then on the pool accepts no task: Go, TryGo and GoContext
+// return an error matching ErrClosed whoever calls them, the pool's own
+// tasks included (Close waits for every task it accepted, and tasks that
+// could still submit tasks could keep it waiting for ever), and Run, Do,
+// DoContext and TryDo called from outside the pool's tasks refuse too. A
+// task the closing pool still runs may call into it with Run, Do,
+// DoContext, TryDo or a function that takes a Runner: that queues nothing,
+// and runs on the task's own worker (see "Calls from inside a task" in the
+// package documentation).
 func (p *Pool) Closed() bool {
 	if p == nil {
 		panic("blitz: Pool.Closed: nil *Pool")
 	}
-	return p.closeStarted.Load()
+	// closing, not closeStarted: Shutdown closes the injector (and the
+	// Subs) between the two, and from closing on every submission is
+	// refused.
+	return p.closing.Load()
 }
 
 // Name returns the pool's name (WithName).
