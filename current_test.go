@@ -609,3 +609,62 @@ func TestSelfCallWhileClosing(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfDoContextEndedContext checks that DoContext and TryDo (and
+// DoContextIn, TryDoIn) called from a task of their own pool return what
+// they return from outside when the context ends while fn runs: an error
+// wrapping the context's, whatever fn's outcome, which is dropped; and fn's
+// outcome when the context outlives fn.
+func TestSelfDoContextEndedContext(t *testing.T) {
+	eachConfig(t, func(t *testing.T, p *Pool) {
+		s, err := p.Sub(1, 0)
+		require.NoError(t, err)
+		defer s.Close()
+		calls := []struct {
+			name string
+			call func(ctx context.Context, fn func(*Worker) int) (int, error)
+		}{
+			{"DoContext", func(ctx context.Context, fn func(*Worker) int) (int, error) { return DoContext(ctx, p, fn) }},
+			{"TryDo", func(ctx context.Context, fn func(*Worker) int) (int, error) { return TryDo(ctx, p, fn) }},
+			{"DoContextIn", func(ctx context.Context, fn func(*Worker) int) (int, error) { return DoContextIn(ctx, s, fn) }},
+			{"TryDoIn", func(ctx context.Context, fn func(*Worker) int) (int, error) { return TryDoIn(ctx, s, fn) }},
+		}
+		for _, c := range calls {
+			outcomes := map[string]func(cancel context.CancelFunc) func(*Worker) int{
+				"return": func(cancel context.CancelFunc) func(*Worker) int {
+					return func(*Worker) int { cancel(); return 42 }
+				},
+				"panic": func(cancel context.CancelFunc) func(*Worker) int {
+					return func(*Worker) int { cancel(); panic("late") }
+				},
+				"goexit": func(cancel context.CancelFunc) func(*Worker) int {
+					return func(*Worker) int { cancel(); runtime.Goexit(); return 0 }
+				},
+			}
+			for how, fn := range outcomes {
+				got := Do(p, func(*Worker) error {
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					v, err := c.call(ctx, fn(cancel))
+					if v != 0 {
+						return fmt.Errorf("result %d delivered", v)
+					}
+					return err
+				})
+				require.ErrorIs(t, got, context.Canceled, "%s from a task, the context ended before fn's %s", c.name, how)
+				assert.Contains(t, got.Error(), "blitz: "+c.name+": ")
+				assert.NotErrorIs(t, got, ErrPanic)
+				assert.NotErrorIs(t, got, ErrGoexit)
+			}
+			// The context outlives fn: fn's result.
+			v := Do(p, func(*Worker) int {
+				v, err := c.call(context.Background(), func(*Worker) int { return 7 })
+				if err != nil {
+					return -1
+				}
+				return v
+			})
+			assert.Equal(t, 7, v, c.name)
+		}
+	})
+}

@@ -95,19 +95,22 @@
 // Run, DoContext, TryDo, DoOn, a par function or a Group given the *Pool or
 // Default(), Group.Wait), the call runs on the task's own worker, as if the
 // task had passed its *Worker, with the same results, panics and contexts as
-// from outside; it is never queued behind the task. Into another pool, the
-// call is queued there and the task's worker waits as a blocked one, which
-// its pool replaces at once unless a worker sleeps (a pool at its cap lends
-// the waiting worker to a goroutine that serves the pool instead), so pools
-// that call each other, in a cycle too, never run out of workers. The same
-// holds for waits on another pool's Group, Sub slot or full queue. Calls
-// back into a Sub whose slot the caller's task holds, through any number
-// of pools, run in that slot.
-// Go and GoContext from a task (and Group.Go, Sub.Go) are let in over a
-// full queue's bound or a group's limit (the task could be waiting for
-// itself); TryGo refuses as it does for anyone. A Group's task that waits
-// for its own group panics, from whichever worker the waiting part runs
-// on: it would wait for itself.
+// from outside (DoContext returns the context's error if the context ended
+// before fn returned); it is never queued behind the task, so neither a
+// full queue nor a closing pool refuses it, TryDo's included. Into another
+// pool, the call is queued there and the task's worker waits as a blocked
+// one, which its pool replaces at once unless a worker sleeps (a pool at
+// its cap lends the waiting worker to a goroutine that serves the pool
+// instead), so pools that call each other, in a cycle too, never run out of
+// workers. The same holds for waits on another pool's Group, Sub slot or
+// full queue. Calls back into a Sub whose slot the caller's task holds,
+// through any number of pools, run in that slot. What queues a task is
+// refused as from outside, but for waiting: Go and GoContext from a task
+// (and Group.Go, Sub.Go) are let in over a full queue's bound or a group's
+// limit (the task could be waiting for itself), TryGo refuses as it does
+// for anyone, and after Close has begun all three return ErrClosed, to the
+// pool's own tasks too. A Group's task that waits for its own group panics,
+// from whichever worker the waiting part runs on: it would wait for itself.
 //
 // # Panics and Goexit
 //

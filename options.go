@@ -134,11 +134,12 @@ func WithName(name string) Option {
 // and DoContext wait for room until their context ends, and Go, Run and Do
 // wait for room. A waiting submission made from a task of the pool itself
 // does not wait (it could be waiting for itself): it is let in over the
-// bound. TryGo and TryDo refuse whoever calls them: telling a task of the
-// pool from another goroutine costs microseconds, too much for the refusal
-// path of an overloaded server; a task that must not lose its follow-up
-// work submits it with Go. n = 0, the default, means unbounded; n < 0 is
-// an error.
+// bound. TryGo refuses whoever calls it, a task of the pool too: a task
+// that must not lose its follow-up work submits it with Go. Run, Do,
+// DoContext and TryDo called from a task of the pool queue nothing (fn
+// runs on the task's own worker: see "Calls from inside a task" in the
+// package documentation), so the bound neither refuses nor delays them.
+// n = 0, the default, means unbounded; n < 0 is an error.
 func WithCapacity(n int) Option {
 	return func(c *config) {
 		if n < 0 {

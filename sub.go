@@ -261,7 +261,7 @@ func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait 
 	w := currentWorker()
 	if w != nil && w.pool == s.p {
 		s.countInline()
-		return doContextOwn(ctx, w, fn)
+		return doContextOwn(ctx, w, fn, name)
 	}
 	if s.heldBy(w) {
 		s.countInline()

@@ -354,11 +354,14 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 //
 // Unlike Do, DoContext never panics for these and never exits the caller's
 // goroutine. Called from a task of p, fn runs on the task's own worker (on
-// another goroutine, so that a Goexit in fn ends fn only) and DoContext
-// returns when fn returns, its result delivered; from a task of another
-// pool, the task's worker serves its own pool while it waits, and an ended
-// ctx returns once that worker has finished the job it is running. A nil p,
-// fn or ctx panics.
+// another goroutine, so that a Goexit in fn ends fn only), neither a full
+// queue nor a closing pool refuses it (it queues nothing), and DoContext
+// returns when fn returns, with what it returns from outside: fn's result,
+// panic or Goexit, or, if ctx ended before fn returned, an error wrapping
+// ctx.Err() (fn's outcome is dropped). From a task of another pool, the
+// task's worker serves its own pool while it waits, and an ended ctx
+// returns once that worker has finished the job it is running. A nil p, fn
+// or ctx panics.
 func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
 	if p == nil {
 		panic("blitz: DoContext: nil *Pool")
@@ -368,7 +371,9 @@ func DoContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, er
 
 // TryDo is DoContext that does not wait for room: with a full queue it
 // returns ErrQueueFull at once (Stats.Rejected counts it) and fn never runs.
-// A server answers that with 503 Service Unavailable. A nil p, fn or ctx
+// A server answers that with 503 Service Unavailable. Called from a task of
+// p, TryDo runs fn on the task's own worker as DoContext does: that takes no
+// room in the queue, so a full queue never refuses it. A nil p, fn or ctx
 // panics.
 func TryDo[T any](ctx context.Context, p *Pool, fn func(w *Worker) T) (T, error) {
 	if p == nil {
@@ -402,7 +407,7 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	}
 	if w := currentWorker(); w != nil {
 		if w.pool == p {
-			return doContextOwn(ctx, w, fn)
+			return doContextOwn(ctx, w, fn, name)
 		}
 		return doContextFrom(ctx, w, p, fn, wait, name)
 	}
@@ -430,20 +435,26 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	return j.outcomeErr()
 }
 
-// doContextOwn is DoContext and TryDo called by a task of p, running on its
-// worker w: fn runs on w, with ctx in force, on a goroutine the worker is
-// lent to (Worker.runLent), so that a Goexit in fn ends that goroutine and
-// not the caller's, as DoContext promises. It returns when fn returned: the
-// caller's goroutine cannot go on while fn runs on its worker.
-func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T) (T, error) {
+// doContextOwn is DoContext and TryDo (and their Sub forms, named name)
+// called by a task of p, running on its worker w: fn runs on w, with ctx in
+// force, on a goroutine the worker is lent to (Worker.runLent), so that a
+// Goexit in fn ends that goroutine and not the caller's, as DoContext
+// promises. It returns when fn returned: the caller's goroutine cannot go
+// on while fn runs on its worker. It returns what a caller outside the pool
+// gets: if ctx ended before fn did, an error wrapping ctx.Err() and not
+// fn's outcome (an outside caller stops waiting then, and drops the outcome
+// that comes later).
+func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T, name string) (T, error) {
 	var (
 		res    T
 		pe     *PanicError
 		normal bool
+		ended  error // ctx's error when fn ended
 	)
 	w.runLent(func(w *Worker) {
 		outer, d := w.enterTaskCtx(ctx), w.depth
 		defer func() {
+			ended = ctx.Err()
 			if !normal {
 				pe = unwinding(recover()) // nil for a Goexit, which goes on
 				w.depth = d
@@ -453,13 +464,16 @@ func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T) (
 		res = fn(w)
 		normal = true
 	})
+	var zero T
 	switch {
+	case ended != nil:
+		return zero, fmt.Errorf("blitz: %s: the context ended while the task ran: %w", name, ended)
 	case normal:
 		return res, nil
 	case pe != nil:
-		return res, pe
+		return zero, pe
 	}
-	return res, ErrGoexit
+	return zero, ErrGoexit
 }
 
 // doContextFrom is DoContext and TryDo called by a task running on w, a
