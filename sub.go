@@ -137,6 +137,12 @@ type SubStats struct {
 // least 1 and capacity at least 0, or Sub returns an error; on a closed
 // pool it returns ErrClosed. Close the Sub when done with it (the parent's
 // Close also closes it).
+//
+// capacity counts tasks, exactly, and bounds nothing else: a waiting task
+// holds about 40 bytes and what its function captures, so a capacity of
+// math.MaxInt is a queue bounded by memory alone, as the pool's own queue
+// without WithCapacity. The Sub's bounds are its own: its at most limit
+// tasks under way enter p's queue over p's bound (WithCapacity).
 func (p *Pool) Sub(limit, capacity int) (*Sub, error) {
 	if p == nil {
 		panic("blitz: Pool.Sub: nil *Pool")

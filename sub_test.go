@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -551,5 +552,46 @@ func TestSubWithdrawStorm(t *testing.T) {
 		st := s.Stats()
 		assert.Equal(t, st.Submitted, st.Completed)
 		assert.Positive(t, withdrawn.Load(), "no task was withdrawn: the test checks nothing")
+	})
+}
+
+// TestSubCapacityBound: the Sub's capacity is an exact count of waiting
+// tasks, whatever the parent's bound: with its slot held, a Sub accepts
+// capacity TryGo and refuses the next, and one of capacity math.MaxInt
+// accepts as many as it is given (the queue memory alone bounds, as
+// Pool.Sub says) on a parent whose own queue holds one task. Every
+// accepted task runs.
+func TestSubCapacityBound(t *testing.T) {
+	n := 5000
+	if testing.Short() {
+		n = 500
+	}
+	eachServer(t, []int{1, 2}, []Option{WithCapacity(1)}, func(t *testing.T, p *Pool, _ int) {
+		for _, capacity := range []int{0, 3, n - 1, math.MaxInt} {
+			s, err := p.Sub(1, capacity)
+			require.NoError(t, err)
+			release := make(chan struct{})
+			holdSub(t, s, 1, release)
+			var ran atomic.Int64
+			accepted, refused := 0, false
+			for range n {
+				if err := s.TryGo(func(*Worker) { ran.Add(1) }); err != nil {
+					require.ErrorIs(t, err, ErrQueueFull, "capacity %d", capacity)
+					refused = true
+					break
+				}
+				accepted++
+			}
+			want := min(capacity, n)
+			assert.Equal(t, want, accepted, "capacity %d: tasks accepted", capacity)
+			assert.Equal(t, capacity < n, refused, "capacity %d: refused", capacity)
+			st := s.Stats()
+			assert.Equal(t, want, st.Queued, "capacity %d", capacity)
+			assert.Equal(t, capacity, st.Capacity)
+			close(release)
+			within(t, "Sub.Close", func() { require.NoError(t, s.Close()) })
+			assert.EqualValues(t, want, ran.Load(), "capacity %d: accepted tasks run", capacity)
+		}
+		assert.Zero(t, p.Stats().Rejected, "the parent refused a task of a Sub")
 	})
 }
