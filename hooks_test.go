@@ -151,3 +151,57 @@ func TestWorkerHooksPanic(t *testing.T) {
 		assert.True(t, ok, "panic %q not handled", v)
 	}
 }
+
+// TestWorkerHooksCloseAtOnce closes pools right after New (and after a grow
+// by Resize), before most of their workers served: every worker that New
+// or the grow started runs its start hook and then its exit hook, exactly
+// once each, also with only one of the two hooks set. The rare path, a
+// worker goroutine that Close stopped before it served, must have run.
+func TestWorkerHooksCloseAtOnce(t *testing.T) {
+	rounds := 60
+	if testing.Short() {
+		rounds = 10
+	}
+	const workers, grown = 3, 5
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			defer verifyNone(t)
+			var unserved uint64
+			for r := range rounds {
+				grow := r%2 == 1
+				n := workers
+				if grow {
+					n = grown
+				}
+				// Both hooks, then each alone.
+				l := newHookLog(t)
+				var starts, exits [grown]atomic.Int32
+				sets := [][]Option{
+					{WithWorkerStart(l.start), WithWorkerExit(l.exit)},
+					{WithWorkerStart(func(id int) { starts[id].Add(1) })},
+					{WithWorkerExit(func(id int) { exits[id].Add(1) })},
+				}
+				set := r / 2 % len(sets)
+				p, err := New(append([]Option{WithParking(k), WithWorkers(workers)}, sets[set]...)...)
+				require.NoError(t, err)
+				if grow {
+					require.NoError(t, p.Resize(grown))
+				}
+				within(t, "Close", func() { require.NoError(t, p.Close()) })
+				unserved += p.stoppedUnserved.Load()
+				for id := range n {
+					switch set {
+					case 0:
+						s, e := l.count(id)
+						assert.Equal(t, [2]int{1, 1}, [2]int{s, e}, "round %d: worker %d's starts and exits: %v", r, id, l.events[id])
+					case 1:
+						assert.EqualValues(t, 1, starts[id].Load(), "round %d: worker %d's starts", r, id)
+					case 2:
+						assert.EqualValues(t, 1, exits[id].Load(), "round %d: worker %d's exits", r, id)
+					}
+				}
+			}
+			assert.NotZero(t, unserved, "no worker was stopped before it served: the rare path never ran")
+		})
+	}
+}

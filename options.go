@@ -198,7 +198,10 @@ func WithCallerRuns(on bool) Option {
 // (Worker.Index) on its own goroutine before it runs any work: when New
 // starts it, when a Resize adds it or brings it back after a shrink retired
 // it, and on the goroutine that replaces a worker goroutine ended by a
-// runtime.Goexit in a task (after the ended one's exit hook). With a
+// runtime.Goexit in a task (after the ended one's exit hook). It runs each
+// time even if Close stops the worker before it ran anything, so every
+// worker New started has called it once, then its exit hook once, when
+// Close returns. With a
 // placement (WithPlacement, WithCPUs) it runs after the worker's goroutine
 // was locked to its OS thread and pinned, so per-thread setup there (a NUMA
 // memory policy, a thread name) applies to every job the worker runs on

@@ -108,9 +108,10 @@ type resizing struct {
 	// Counters for the tests' rare-path checks, added to by the workers
 	// (retirements, and those that ran work of their own on the way out)
 	// and by Resize (workers started by a grow). Loaded by tests.
-	retirements    atomic.Uint64 // retire events (a worker woken and shrunk again before it served retires once)
-	retiredWithJob atomic.Uint64
-	grownStarts    atomic.Uint64
+	retirements     atomic.Uint64 // retire events (a worker woken and shrunk again before it served retires once)
+	retiredWithJob  atomic.Uint64
+	grownStarts     atomic.Uint64
+	stoppedUnserved atomic.Uint64 // worker goroutines that Close stopped before they served
 }
 
 // initResizing sets the size state of a pool of n workers made with c.
@@ -337,6 +338,14 @@ func (w *Worker) life() {
 	p := w.pool
 	for {
 		if p.stopping.Load() {
+			if !w.hooked {
+				// Close came before the goroutine served (New, a grow
+				// or a Goexit started it, or a grow brought it back):
+				// it still runs its hooks, once each, as WithWorkerStart
+				// and WithWorkerExit promise.
+				p.stoppedUnserved.Add(1)
+				w.startHook()
+			}
 			w.exitHook()
 			return
 		}
