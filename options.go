@@ -250,7 +250,9 @@ func WithStealTiers(tiers [][][]int) Option {
 // a fixed set of goroutines would. n must be between 1 and
 // sleep.MaxWorkers. A pool whose workers lock OS threads (ParkingFutex, a
 // placement) also stays within the thread budget WithWorkers describes,
-// and one with a placement or WithStealTiers never grows.
+// and one with a placement or WithStealTiers never grows. A cap above
+// DefaultMaxWorkers also raises the limit of Pool.Resize, which is
+// DefaultMaxWorkers otherwise (or New's count, if larger).
 func WithMaxWorkers(n int) Option {
 	return func(c *config) {
 		if n < 1 || n > sleep.MaxWorkers {

@@ -89,9 +89,11 @@ type resizing struct {
 	// loaded by the idle loop after it Reset its latch. sync/atomic.
 	stopping atomic.Bool
 
-	// maxWorkers bounds Resize: sleep.MaxWorkers, or New's count for a
-	// pool whose workers have a placement or explicit steal tiers (both
-	// are planned for New's workers only). Immutable after New.
+	// maxWorkers bounds Resize, and the workers the monitor adds: the
+	// largest of DefaultMaxWorkers, the pool's cap (WithMaxWorkers) and
+	// New's count, or New's count for a pool whose workers have a
+	// placement or explicit steal tiers (both are planned for New's
+	// workers only). Immutable after New.
 	maxWorkers int
 
 	// seed seeds the workers' random victim choice. Immutable after New.
@@ -118,7 +120,9 @@ type resizing struct {
 func (p *Pool) initResizing(c *config, n int) {
 	p.size.Store(int32(n))
 	p.active.Store(int32(n))
-	p.maxWorkers = sleep.MaxWorkers
+	// Each worker holds memory for good (see Resize), so the default
+	// bound is DefaultMaxWorkers, not what the sleep counters can track.
+	p.maxWorkers = min(max(DefaultMaxWorkers, c.maxWorkers, n), sleep.MaxWorkers)
 	if c.stealTiers != nil || c.place.requested() {
 		p.maxWorkers = n
 	}
@@ -143,12 +147,17 @@ func (p *Pool) initResizing(c *config, n int) {
 //
 // Resize may be called from any goroutine, a task of the pool included
 // (even one on a worker it retires); concurrent calls take effect one at a
-// time. n must be at least 1 and at most sleep.MaxWorkers (New's worker
-// count for a pool made with a placement or WithStealTiers, which are
-// planned for those workers only); otherwise Resize returns an error
-// matching ErrBadSize and changes nothing. Growing a pool whose workers
-// lock OS threads may fail with ErrThreadLimit, as New does. After Close
-// or Shutdown began, Resize returns an error matching ErrClosed.
+// time. n must be at least 1 and at most the pool's limit: DefaultMaxWorkers
+// (10,000), or more for a pool made with more workers (WithWorkers) or a
+// higher cap (WithMaxWorkers); New's worker count for a pool made with a
+// placement or WithStealTiers, which are planned for those workers only.
+// Otherwise Resize returns an error matching ErrBadSize and changes
+// nothing. The limit is there because a worker, once made, keeps its memory
+// until Close, however little it runs: about 21 KB with its goroutine's
+// stack, so 10,000 workers hold over 200 MB; a pool that needs more says so
+// with WithMaxWorkers. Growing a pool whose workers lock
+// OS threads may fail with ErrThreadLimit, as New does. After Close or
+// Shutdown began, Resize returns an error matching ErrClosed.
 //
 // A pool made without WithWorkers follows GOMAXPROCS by itself (see "Size"
 // in the package documentation); Resize on it sets a size that holds until
@@ -166,7 +175,7 @@ func (p *Pool) Resize(n int) error {
 		return fmt.Errorf("blitz: Pool.Resize: %w", ErrClosed)
 	}
 	if n < 1 || n > p.maxWorkers {
-		return fmt.Errorf("blitz: Pool.Resize(%d): the worker count must be between 1 and %d: %w", n, p.maxWorkers, ErrBadSize)
+		return fmt.Errorf("blitz: Pool.Resize(%d): the worker count must be between 1 and %d, the pool's limit (see Pool.Resize): %w", n, p.maxWorkers, ErrBadSize)
 	}
 	if err := p.resizeLocked(n); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/blitz-go/blitz/sleep"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -345,4 +346,37 @@ func resizeStorm(t *testing.T, p, other *Pool, rounds int) {
 	assert.Equal(t, accepted.Load(), ran.Load(), "accepted Go tasks lost or run twice")
 	st := p.Stats()
 	assert.Equal(t, st.Injected, st.Completed, "a submitted task was not counted finished")
+}
+
+// TestResizeLimit checks the limit of Resize: DefaultMaxWorkers by default,
+// whatever a lower cap (WithMaxWorkers) or GOMAXPROCS, a higher cap or
+// New's count when larger, and New's count with steal tiers. Beyond it
+// Resize returns ErrBadSize, names the limit and makes no worker.
+func TestResizeLimit(t *testing.T) {
+	tiers := [][][]int{{{1}}, {{0}}}
+	for _, c := range []struct {
+		name  string
+		opts  []Option
+		limit int
+	}{
+		{"default", []Option{WithWorkers(2)}, DefaultMaxWorkers},
+		{"following", nil, DefaultMaxWorkers},
+		{"lower cap", []Option{WithWorkers(2), WithMaxWorkers(1)}, DefaultMaxWorkers},
+		{"higher cap", []Option{WithWorkers(2), WithMaxWorkers(DefaultMaxWorkers + 7)}, DefaultMaxWorkers + 7},
+		{"steal tiers", []Option{WithWorkers(2), WithStealTiers(tiers)}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withPool(t, append([]Option{WithParking(ParkingPortable)}, c.opts...), func(p *Pool) {
+				size := p.Workers()
+				for _, n := range []int{c.limit + 1, sleep.MaxWorkers} {
+					err := p.Resize(n)
+					require.ErrorIs(t, err, ErrBadSize, "Resize(%d)", n)
+					assert.Contains(t, err.Error(), fmt.Sprintf("between 1 and %d, the pool's limit", c.limit))
+					assert.Equal(t, size, p.Workers())
+					assert.Len(t, p.workerList(), size, "workers made by a refused Resize")
+				}
+				assert.Equal(t, c.limit, p.maxWorkers)
+			})
+		})
+	}
 }
