@@ -89,27 +89,28 @@ type frameLayout struct {
 	thief    int32
 }
 
-// frameStack is a worker's frames, indexed by join depth. The first chunk is
-// inline (recursive algorithms rarely go deeper than 64 joins); deeper frames
-// live in geometric chunks created by the owner on first use and published
-// with an atomic pointer store before any ref to them is pushed.
+// frameStack is a worker's frames, indexed by join depth, in geometric
+// chunks created by the owner on first use and published with an atomic
+// pointer store before any ref to them is pushed. The first chunk, the
+// depths under chunkBase (recursive algorithms rarely go deeper than 64
+// joins), is reached through a pointer of its own that the owner reads
+// plainly: one load on Join's path. It is made at the worker's first join,
+// so a worker that never joins (one that only runs submitted tasks, as most
+// of the workers added for blocked ones do) never holds its 64 padded
+// frames (8 KB where a line is 128 bytes).
 type frameStack struct {
-	first  [chunkBase]paddedFrame
-	chunks [maxChunks]atomic.Pointer[[]paddedFrame] // chunks[0] unused: it is first
-}
-
-func (s *frameStack) init(owner int) {
-	for i := range s.first {
-		s.first[i].owner = owner
-	}
+	// first is the first chunk, nil until the owner's first join.
+	// Owner-only: written by ownerAtSlow and release, read by ownerAt
+	// and peek.
+	first *[chunkBase]paddedFrame
+	// chunks are the chunks, first included (chunks[0]) for the workers
+	// that resolve a ref (at). Stored by the owner, loaded by anyone.
+	chunks [maxChunks]atomic.Pointer[[]paddedFrame]
 }
 
 // at returns the frame at depth d; any goroutine holding a ref to it may call
 // it (the chunk exists: the owner created it before pushing the ref).
 func (s *frameStack) at(d uint32) *frame {
-	if d < chunkBase {
-		return &s.first[d].frame
-	}
 	k, off := chunkOf(d)
 	return &(*s.chunks[k].Load())[off].frame
 }
@@ -118,6 +119,9 @@ func (s *frameStack) at(d uint32) *frame {
 // never created (no join ever forked there).
 func (s *frameStack) peek(d uint32) *frame {
 	if d < chunkBase {
+		if s.first == nil {
+			return nil
+		}
 		return &s.first[d].frame
 	}
 	k, off := chunkOf(d)
@@ -131,13 +135,25 @@ func (s *frameStack) peek(d uint32) *frame {
 // ownerAt is at for the owner, creating the chunk if needed. The first
 // chunk's case is small enough to inline into Join.
 func (s *frameStack) ownerAt(d uint32, owner int) *frame {
-	if d < chunkBase {
+	if d < chunkBase && s.first != nil {
 		return &s.first[d].frame
 	}
 	return s.ownerAtSlow(d, owner)
 }
 
 func (s *frameStack) ownerAtSlow(d uint32, owner int) *frame {
+	if s.first == nil {
+		c := new([chunkBase]paddedFrame)
+		for i := range c {
+			c[i].owner = owner
+		}
+		fs := c[:]
+		s.chunks[0].Store(&fs)
+		s.first = c
+	}
+	if d < chunkBase {
+		return &s.first[d].frame
+	}
 	k, off := chunkOf(d)
 	c := s.chunks[k].Load()
 	if c == nil {
@@ -151,13 +167,10 @@ func (s *frameStack) ownerAtSlow(d uint32, owner int) *frame {
 	return &(*c)[off].frame
 }
 
-// release drops the chunks beyond the first and the jobs and panics the
-// inline frames still reference, once the worker goroutine has exited for
-// good (Pool.release).
+// release drops the chunks, once the worker goroutine has exited for good
+// (Pool.release).
 func (s *frameStack) release() {
-	for i := range s.first {
-		s.first[i].job, s.first[i].panicked = nil, nil
-	}
+	s.first = nil
 	for k := range s.chunks {
 		s.chunks[k].Store(nil)
 	}

@@ -18,7 +18,9 @@ func TestFrameLayout(t *testing.T) {
 
 func TestFrameStackDeep(t *testing.T) {
 	var s frameStack
-	s.init(3)
+	if s.peek(0) != nil {
+		t.Fatal("a frame before the first join")
+	}
 	seen := map[*frame]bool{}
 	for d := uint32(0); d < 5000; d++ {
 		f := s.ownerAt(d, 3)

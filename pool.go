@@ -232,7 +232,6 @@ func (p *Pool) newWorker(i int) *Worker {
 		rng:   splitmix64(p.seed + uint64(i)),
 		cpu:   -1,
 	}
-	w.frames.init(i)
 	w.seenSize = int32(p.active.Load())
 	w.parker = &countingParker{Parker: p.backend.newParker(), w: w}
 	if p.callerRuns {

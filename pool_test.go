@@ -655,22 +655,17 @@ func TestNilReceivers(t *testing.T) {
 }
 
 // retainedBytes is the memory that p's workers and queue keep for running
-// work, which a closed pool no longer needs: the deques' rings, the frames
-// beyond the inline first chunk and the inline ones that still reference a
-// job, the spawn slots, the scope and context records, and the injector's
-// blocks.
+// work, which a closed pool no longer needs: the deques' rings, the frames,
+// the spawn slots, the scope and context records, and the injector's
+// blocks. (The owner's pointer to its first frames, which the workers
+// alone read while they run, is checked after Close.)
 func retainedBytes(p *Pool) int {
 	n := 0
 	for _, w := range p.workerList() {
 		if w.deque != nil {
 			n += w.deque.Cap() * 8
 		}
-		for i := range w.frames.first {
-			if f := &w.frames.first[i]; f.job != nil || f.panicked != nil {
-				n += int(unsafe.Sizeof(*f))
-			}
-		}
-		for k := 1; k < maxChunks; k++ {
+		for k := range maxChunks {
 			if c := w.frames.chunks[k].Load(); c != nil {
 				n += len(*c) * int(unsafe.Sizeof(paddedFrame{}))
 			}
@@ -701,11 +696,11 @@ func deepJoin(w *Worker, d int) {
 }
 
 // TestCloseReleasesWorkerMemory grows every per-worker structure with a
-// storm (joins deeper than the inline frames, a scope whose spawns pile up
-// in one deque while its thieves are held, fire-and-forget tasks, three
-// injector rings' worth), closes the pool, and checks that the closed
-// pool holds none of it any more, while Stats, Shutdown, Close and the
-// submission paths still answer as documented.
+// storm (joins deeper than the first chunk of frames, a scope whose spawns
+// pile up in one deque while its thieves are held, fire-and-forget tasks,
+// three injector rings' worth), closes the pool, and checks that the
+// closed pool holds none of it any more, while Stats, Shutdown, Close and
+// the submission paths still answer as documented.
 func TestCloseReleasesWorkerMemory(t *testing.T) {
 	const workers = 4
 	spawns, tasks := 5000, 3*injRingMin
@@ -742,6 +737,9 @@ func TestCloseReleasesWorkerMemory(t *testing.T) {
 
 	require.NoError(t, shutdownW(t, p, context.Background()))
 	assert.Zero(t, retainedBytes(p), "bytes a closed pool still holds (%d before Close)", before)
+	for _, w := range p.workerList() {
+		assert.Nil(t, w.frames.first, "worker %d's first frames after Close", w.index)
+	}
 
 	// What a closed pool still answers.
 	assert.EqualValues(t, tasks, ran.Load())
