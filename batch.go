@@ -77,7 +77,11 @@ func (w *Worker) batchable() bool {
 // Owner-only, from the idle loop (batchable).
 func (w *Worker) takeBatch() (work, bool) {
 	p := w.pool
-	buf := &w.batch
+	buf := w.batch
+	if buf == nil {
+		buf = new([injBatchMax]injTask)
+		w.batch = buf
+	}
 	n := p.inj.popBatch(buf[:min(len(buf), w.runq.room()+1)], uint64(max(p.active.Load(), 1)))
 	if n == 0 {
 		return work{}, false

@@ -133,8 +133,12 @@ type Pool struct {
 	subs subRegistry
 }
 
-// dequeCapacity is the initial capacity of each worker's deque; it grows.
-const dequeCapacity = 256
+// dequeCapacity is the initial capacity of each worker's deque; it grows
+// (and Close drops what it grew to). Small, as a worker holds it for the
+// pool's life whether it forks or not: a tree's eager forks and the lazy
+// halves it offers rarely pile up past it, and a scope that spawns more
+// grows it once.
+const dequeCapacity = 64
 
 var poolSeq atomic.Uint64
 
@@ -491,9 +495,9 @@ func (p *Pool) finishClose() {
 
 // release drops what only running work needs, once every worker goroutine
 // has exited: the workers' deques (whose rings a storm of forks can have
-// grown to megabytes), the frames beyond the inline ones and the jobs the
-// inline ones still reference, the spawn slots, the scope and context
-// records, and the injector's rings. A closed pool that stays referenced
+// grown to megabytes), their frames and the jobs these reference, their
+// run queues' rings and batch buffers, the spawn slots, the scope and
+// context records, and the injector's rings. A closed pool that stays referenced
 // then keeps only what Stats, Shutdown and the refused submissions read:
 // the counters and histograms, the injector's positions, the workers'
 // goroutine ids and placement. Nothing else can touch these any more:
@@ -503,6 +507,8 @@ func (p *Pool) finishClose() {
 func (p *Pool) release() {
 	for _, w := range p.workerList() {
 		w.deque = nil
+		w.batch = nil
+		w.runq.ring.Store(nil) // every slot was cleared as it was taken
 		w.frames.release()
 		w.spawns.release()
 		w.lastScope, w.origin = nil, nil

@@ -656,14 +656,18 @@ func TestNilReceivers(t *testing.T) {
 
 // retainedBytes is the memory that p's workers and queue keep for running
 // work, which a closed pool no longer needs: the deques' rings, the frames,
-// the spawn slots, the scope and context records, and the injector's
-// blocks. (The owner's pointer to its first frames, which the workers
-// alone read while they run, is checked after Close.)
+// the run queues' rings, the spawn slots, the scope and context records,
+// and the injector's blocks. (The batch buffers and the owner's pointer to
+// the first frames, read by the workers alone while they run, are checked
+// after Close.)
 func retainedBytes(p *Pool) int {
 	n := 0
 	for _, w := range p.workerList() {
 		if w.deque != nil {
 			n += w.deque.Cap() * 8
+		}
+		if r := w.runq.ring.Load(); r != nil {
+			n += int(unsafe.Sizeof(*r))
 		}
 		for k := range maxChunks {
 			if c := w.frames.chunks[k].Load(); c != nil {
@@ -738,6 +742,7 @@ func TestCloseReleasesWorkerMemory(t *testing.T) {
 	require.NoError(t, shutdownW(t, p, context.Background()))
 	assert.Zero(t, retainedBytes(p), "bytes a closed pool still holds (%d before Close)", before)
 	for _, w := range p.workerList() {
+		assert.Nil(t, w.batch, "worker %d's batch buffer after Close", w.index)
 		assert.Nil(t, w.frames.first, "worker %d's first frames after Close", w.index)
 	}
 

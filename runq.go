@@ -60,10 +60,29 @@ type runq struct {
 
 	_ atomics.Pad
 
-	// slots hold positions modulo runqSize: written by the owner at
-	// [tail, tail+n) before its store of tail; read and cleared by whoever
-	// claimed the position in head.
-	slots [runqSize]injTask
+	// ring holds the slots, positions modulo runqSize: written by the
+	// owner at [tail, tail+n) before its store of tail; read and cleared
+	// by whoever claimed the position in head. Made by the owner before
+	// it first writes a slot (slotsToFill) and stored before the store of
+	// tail that publishes the first task, so whoever claimed a position
+	// loads it made; nil until then, so that a worker that never batches
+	// (a pool with a capacity, the workers added for blocked ones) does
+	// not hold it. Dropped by Pool.release. sync/atomic.
+	ring atomic.Pointer[[runqSize]injTask]
+}
+
+// slots returns the ring, for whoever claimed a position (made by then).
+func (q *runq) slots() *[runqSize]injTask { return q.ring.Load() }
+
+// slotsToFill returns the ring, making it if the owner never filled a
+// slot. Owner-only.
+func (q *runq) slotsToFill() *[runqSize]injTask {
+	r := q.ring.Load()
+	if r == nil {
+		r = new([runqSize]injTask)
+		q.ring.Store(r)
+	}
+	return r
 }
 
 // runqSize is the number of slots: twice a batch, so that a batch always
@@ -90,8 +109,9 @@ func (q *runq) room() int {
 // len(ts) <= room().
 func (q *runq) pushBatch(ts []injTask) {
 	t := q.tail.Load()
+	slots := q.slotsToFill()
 	for i := range ts {
-		q.slots[(t+uint32(i))%runqSize] = ts[i]
+		slots[(t+uint32(i))%runqSize] = ts[i]
 		ts[i] = injTask{}
 	}
 	q.tail.Store(t + uint32(len(ts))) // partner: the thief's load of tail in stealHalf
@@ -111,7 +131,7 @@ func (q *runq) pop() (injTask, bool) {
 			next = runqHead(real+1, real+1)
 		}
 		if q.head.CompareAndSwap(h, next) {
-			s := &q.slots[real%runqSize]
+			s := &q.slots()[real%runqSize]
 			it := *s
 			*s = injTask{}
 			return it, true
@@ -142,14 +162,16 @@ func (q *runq) stealHalf(dst *runq, max int) (injTask, bool) {
 	if !ok {
 		return injTask{}, false
 	}
-	first := &q.slots[real%runqSize]
+	slots := q.slots()
+	first := &slots[real%runqSize]
 	it := *first
 	*first = injTask{}
 	if n > 1 {
 		dt := dst.tail.Load()
+		to := dst.slotsToFill()
 		for i := uint32(1); i < n; i++ {
-			s := &q.slots[(real+i)%runqSize]
-			dst.slots[(dt+i-1)%runqSize] = *s
+			s := &slots[(real+i)%runqSize]
+			to[(dt+i-1)%runqSize] = *s
 			*s = injTask{}
 		}
 		dst.tail.Store(dt + n - 1) // partner: a thief's load of dst's tail

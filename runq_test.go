@@ -22,7 +22,8 @@ func runqTasks(from, n int) []injTask {
 }
 
 // TestRunqHeadLayout pins the packed head: steal in the high half, real in
-// the low half, and the two words apart from the slots.
+// the low half, and the two words on lines of their own (the slots are a
+// ring of their own, runq.ring).
 func TestRunqHeadLayout(t *testing.T) {
 	h := runqHead(0xdeadbeef, 0x12345678)
 	assert.Equal(t, uint64(0xdeadbeef_12345678), h)
@@ -36,7 +37,7 @@ func TestRunqHeadLayout(t *testing.T) {
 	var q runq
 	line := uintptr(atomics.CacheLineSize)
 	assert.GreaterOrEqual(t, unsafe.Offsetof(q.head), line, "head is a line away from what precedes the queue")
-	assert.GreaterOrEqual(t, unsafe.Offsetof(q.slots)-unsafe.Offsetof(q.tail), line, "the slots are a line away from head and tail")
+	assert.GreaterOrEqual(t, unsafe.Sizeof(q)-unsafe.Offsetof(q.tail), line, "what follows the queue is a line away from head and tail")
 	assert.Equal(t, 2*injBatchMax, runqSize, "a batch fits beside a half being copied")
 }
 
@@ -68,8 +69,8 @@ func TestRunqOwner(t *testing.T) {
 			}
 			next += n
 		}
-		for i := range q.slots {
-			require.Nil(t, q.slots[i].job, "every slot cleared once taken")
+		for i := range q.slots() {
+			require.Nil(t, q.slots()[i].job, "every slot cleared once taken")
 		}
 	}
 }
@@ -132,7 +133,7 @@ func TestRunqStealUnderWay(t *testing.T) {
 	q.pushBatch(runqTasks(8, runqSize-8))
 	require.Zero(t, q.room(), "a full ring beside the claimed run")
 	for i := range n {
-		s := &q.slots[(real+i)%runqSize]
+		s := &q.slots()[(real+i)%runqSize]
 		require.Equal(t, int(i), s.job.(seqJob).n, "the claimed run is intact")
 		*s = injTask{}
 	}
@@ -214,7 +215,7 @@ func runqStormRound(t *testing.T, total int) (overlaps, steals int64) {
 				continue
 			}
 			for i := range n {
-				s := &owner.slots[(real+i)%runqSize]
+				s := &owner.slots()[(real+i)%runqSize]
 				it := *s
 				*s = injTask{}
 				take(it)

@@ -195,8 +195,9 @@ type Worker struct {
 	frames frameStack
 
 	// batch is takeBatch's buffer for the tasks it takes from the
-	// injector (batch.go). Owner-only, empty between calls.
-	batch [injBatchMax]injTask
+	// injector (batch.go), made at its first batch, dropped by
+	// Pool.release. Owner-only, empty between calls.
+	batch *[injBatchMax]injTask
 
 	// The context records (taskctx.go), after everything else: written
 	// only where a job's context changes, and ctxs is loaded by thieves.
