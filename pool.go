@@ -458,11 +458,20 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 			return nil
 		default:
 		}
+		live := int(p.live.Load())
+		if live == 0 {
+			// Every worker goroutine has exited (a worker waiting on a
+			// loan of itself cannot: live counts it): the pool has
+			// drained, and finishClose has only its bookkeeping left,
+			// which waits for nothing. An error would report nothing.
+			<-p.closed
+			return nil
+		}
 		// Still draining, or drained with workers left to exit (which
 		// takes a while for thousands of workers): report what is left.
 		var st Stats
 		p.queueStats(&st) // the same consistent reading as Stats
-		return &ShutdownError{Queued: st.Queued, Running: st.Running, Workers: int(p.live.Load()), Err: ctx.Err()}
+		return &ShutdownError{Queued: st.Queued, Running: st.Running, Workers: live, Err: ctx.Err()}
 	}
 }
 
