@@ -354,8 +354,17 @@ func (w *Worker) replaceForCall() bool {
 		p.woke() // the monitor retires the worker later
 	}
 	// A safe point (resize.go): w has no pop in flight, and a worker alone
-	// until now gets company, who must be able to steal what w holds.
+	// until now gets company, who must be able to steal what w holds. Its
+	// pushes while alone posted nothing to the sleep protocol: post them
+	// now, or the worker added, having searched before the deque became
+	// stealable, could sleep through them.
+	wasAlone := w.alone
 	w.refreshAlone()
+	if wasAlone && !w.alone {
+		if n := w.deque.Len(); n > 0 {
+			p.sleep.NewInternalJobs(n, false)
+		}
+	}
 	return true
 }
 
