@@ -58,7 +58,8 @@ import (
 //     workers stuck for monitorStuckTicks ticks outside an isolated wait
 //     (a joiner parks while its fork-join's other workers run it, and a
 //     fork-join's long CPU-bound parts are stuck too), on monitorStuckTicks
-//     ticks in a row.
+//     ticks in a row, none of which saw a GC cycle end (a GC assist parks a
+//     running worker; a fork-join that allocates took one for blocked).
 //  3. If some candidate is blocked, it adds as many workers as
 //     tasks wait, up to the pool's cap (WithMaxWorkers): a plain goroutine
 //     per task is what the program would have had without the pool, and
@@ -146,6 +147,8 @@ type monitor struct {
 	// lastWaiting is the number of submitted tasks the previous tick saw
 	// waiting.
 	lastWaiting int
+	// lastGC is the count of GC cycles the forked-jobs rule last read.
+	lastGC uint64
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -182,6 +185,7 @@ type workerSeen struct {
 var schedMetrics = []string{
 	"/sched/goroutines/running:goroutines",
 	"/sched/goroutines/runnable:goroutines",
+	"/gc/cycles/total:gc-cycles",
 }
 
 // initMonitor sets up the monitor of a pool of n workers made with c.
@@ -199,7 +203,7 @@ func (p *Pool) initMonitor(c *config, n int) {
 		s[i].Name = name
 	}
 	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 {
+	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 && s[2].Value.Kind() == metrics.KindUint64 {
 		m.sched = s
 	}
 	m.timer = time.AfterFunc(time.Hour, p.monitorTick)
@@ -308,6 +312,12 @@ func (p *Pool) monitorTick() {
 		blocked, want, confirm, ready = long.all, submitted, 2, stalled
 	case forked && long.forking > 0 && m.sched != nil:
 		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle()), long.forking, monitorStuckTicks
+		// A GC cycle ended since the last look: its assists and stops
+		// park running workers, and a long fork-join that allocates
+		// would be taken for blocked. Such a tick confirms nothing.
+		if gc := m.sched[2].Value.Uint64(); gc != m.lastGC {
+			m.lastGC, blocked = gc, 0
+		}
 	}
 	suspect := false
 	if blocked <= 0 {
