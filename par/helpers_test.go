@@ -2,6 +2,7 @@ package par
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"testing"
 
@@ -101,3 +102,8 @@ func fibArgs(w *blitz.Worker, n int) int {
 }
 
 func seqFib(n int) int { return testkit.SeqFib(n) }
+
+// hugeSize is a window or minimum that would take the machine's memory if
+// it set it: 1<<40 on 64-bit machines (1<<8 on 32-bit ones, where 1<<24 and
+// MaxInt stand for it).
+const hugeSize = math.MaxInt>>23 + 1

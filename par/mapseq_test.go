@@ -618,7 +618,7 @@ func allocatedBy(f func()) uint64 {
 // in makeslice.
 func TestMapSeqHugeWindow(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
-		for _, window := range []int{1 << 24, 1 << 40, math.MaxInt} {
+		for _, window := range []int{1 << 24, hugeSize, math.MaxInt} {
 			var got []int
 			bytes := allocatedBy(func() {
 				for v := range MapSeq(p, slices.Values([]int{1, 2, 3}), window, func(x int) int { return 10 * x }) {
@@ -654,7 +654,7 @@ func TestMapSeqRingGrows(t *testing.T) {
 				}
 			}
 			var out []int
-			for v := range MapSeq(r, seq, 1<<40, func(x int) int {
+			for v := range MapSeq(r, seq, hugeSize, func(x int) int {
 				if x == 0 {
 					<-release
 				}

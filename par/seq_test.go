@@ -160,7 +160,7 @@ func TestForEachSeqEndless(t *testing.T) {
 // must visit every value once.
 func TestForEachSeqHugeMinLen(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
-		for _, m := range []int{1 << 24, 1 << 40, math.MaxInt} {
+		for _, m := range []int{1 << 24, hugeSize, math.MaxInt} {
 			var sum atomic.Int64
 			bytes := allocatedBy(func() {
 				ForEachSeq(MinLen(p, m), slices.Values([]int{1, 2, 3}), func(x int) { sum.Add(int64(x)) })
@@ -171,7 +171,7 @@ func TestForEachSeqHugeMinLen(t *testing.T) {
 		}
 		n := 5000
 		hits := make([]atomic.Int32, n)
-		ForEachSeq(MinLen(p, 1<<40), pulledSeq(n, new(atomic.Int64)), func(x int) { hits[x].Add(1) })
+		ForEachSeq(MinLen(p, hugeSize), pulledSeq(n, new(atomic.Int64)), func(x int) { hits[x].Add(1) })
 		require.Equal(t, -1, firstNot(hits, 1), "a value was visited other than once")
 	})
 }
