@@ -18,8 +18,8 @@ import "github.com/blitz-go/blitz/internal/goroutine"
 //     goroutine the worker is lent to, so that a Goexit ends fn only;
 //     Group.Wait: it runs the group's unstarted tasks itself);
 //   - a worker of another pool: the call is queued in the pool it names,
-//     and the caller's worker keeps serving its own pool while it waits
-//     (Worker.waitCall), as RunFrom does, so pools that call each other in
+//     and the caller's worker waits as a blocked one that its pool replaces
+//     (Worker.waitCall), as in RunFrom, so pools that call each other in
 //     a cycle never run out of workers;
 //   - no worker: the call is queued and the caller blocks.
 //

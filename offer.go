@@ -52,9 +52,10 @@ package blitz
 // (wait.go, rules 1 and 2): a joiner whose half was stolen has no lazy
 // frame below it, because offering that half offered them too.
 //
-// A worker lent to another goroutine while it waits on a call into another
-// pool (waitCall) offers its lazy halves first, so that the lent goroutine
-// may run them, as it would run them had they been pushed.
+// A worker that waits on another pool (waitCall) or blocks (Block) offers
+// its lazy halves first, so that the worker added in its place, or the
+// goroutine it is lent to at its pool's cap, may run them, as it would run
+// them had they been pushed.
 //
 // A worker in an isolated wait (a joiner on its thief, a scope's owner on a
 // worker running one of its tasks: wait.go) may take work from one worker

@@ -203,7 +203,7 @@ func crash(pe *PanicError) { panic(pe) }
 //
 // Called from a task of p, Run runs fn on the task's own worker, without
 // queueing it; called from a task of another pool, it queues fn in p and the
-// task's worker keeps serving its own pool meanwhile, as RunFrom does (see
+// task's pool replaces the task's waiting worker meanwhile, as in RunFrom (see
 // "Calls from inside a task" in the package documentation).
 //
 // A panic in fn (or in work it forks) is re-panicked in the caller as a
