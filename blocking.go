@@ -161,6 +161,10 @@ type monitor struct {
 	// sched reads the scheduler's counts (nil where Go has none).
 	sched []metrics.Sample
 
+	// blockedNow counts the workers blocked in a call into another pool
+	// or in Block (replaceForCall to unblock). sync/atomic.
+	blockedNow atomic.Int32
+
 	// maxActive caps the active workers (WithMaxWorkers, at least the
 	// pool's size). Immutable after New.
 	maxActive int
@@ -450,7 +454,7 @@ func (w *Worker) Block(fn func()) {
 	// As a call into another pool waits (wait.go: replaceForCall): w's
 	// lazy join halves offered, its deque stealable, a worker added.
 	if w.replaceForCall() {
-		defer w.blocking.Add(-1)
+		defer w.unblock()
 	}
 	fn()
 }

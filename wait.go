@@ -303,7 +303,7 @@ func (w *Worker) waitCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped boo
 	if lendCalls.Load() || !w.replaceForCall() {
 		return w.lendCall(l, stop)
 	}
-	defer w.blocking.Add(-1)
+	defer w.unblock()
 	return w.blockCall(l, stop)
 }
 
@@ -327,31 +327,47 @@ func (w *Worker) waitChan(ch, stop <-chan struct{}) (stopped bool) {
 	return stopped
 }
 
+// unblock ends what a successful replaceForCall counted.
+func (w *Worker) unblock() {
+	w.pool.blockedNow.Add(-1)
+	w.blocking.Add(-1)
+}
+
 // lendCalls makes every waitCall lend its worker (tests and benchmarks
 // compare the two ways).
 var lendCalls atomic.Bool
 
 // replaceForCall prepares w to block in a call: it counts w blocking
-// (Worker.blocking: the monitor leaves it out), offers its lazy halves and
-// makes its deque stealable, and adds a worker in its place unless one
-// sleeps. It reports false, with nothing changed but the offers, where no
-// worker sleeps and none can be added.
+// (Worker.blocking: the monitor leaves it out; Pool.blockedNow), offers its
+// lazy halves and makes its deque stealable, and adds a worker in its place
+// unless one sleeps or the workers not blocked are as many as the pool's
+// size already (Go's rule for Ps: as many running as GOMAXPROCS, however
+// many are blocked; a fork-join whose leaves call into another pool would
+// otherwise add a worker at every call, hundreds per tree). It reports
+// false, with nothing changed but the offers, where a worker was needed
+// and none could be added. unblock undoes the counts.
 func (w *Worker) replaceForCall() bool {
 	p := w.pool
 	w.offerBeforePush() // the halves w will not get to, for the others
 	w.blocking.Add(1)
-	if !p.sleep.HasSleepers() {
+	blocked := int(p.blockedNow.Add(1))
+	if !p.sleep.HasSleepers() && int(p.active.Load())-blocked < int(p.size.Load()) {
 		p.resizeMu.Lock()
-		added := 0
-		if !p.stopping.Load() && int(p.active.Load()) < p.monitor.maxActive {
-			added = p.addForBlocked(1)
+		added, needed := 0, false
+		if active := int(p.active.Load()); active-int(p.blockedNow.Load()) < int(p.size.Load()) {
+			needed = true
+			if !p.stopping.Load() && active < p.monitor.maxActive {
+				added = p.addForBlocked(1)
+			}
 		}
 		p.resizeMu.Unlock()
-		if added == 0 {
-			w.blocking.Add(-1)
+		if needed && added == 0 {
+			w.unblock()
 			return false
 		}
-		p.woke() // the monitor retires the worker later
+		if added > 0 {
+			p.woke() // the monitor retires the worker later
+		}
 	}
 	// A safe point (resize.go): w has no pop in flight, and a worker alone
 	// until now gets company, who must be able to steal what w holds. Its
