@@ -436,9 +436,10 @@ func (p *Pool) retireIdle(active, idle, waiting int) {
 // Block runs fn, a call that will block (a database or RPC call, a file, a
 // lock, a channel, another task), on the calling task's goroutine, after
 // making sure that the pool goes on serving meanwhile: when no worker of
-// w's pool sleeps, it adds one at once, within the pool's cap
-// (WithMaxWorkers), so the work queued behind the call does not wait for
-// the monitor to notice that w is blocked. The worker added retires once
+// w's pool sleeps and fewer workers than the pool's size are left that are
+// not blocked, it adds one at once, within the pool's cap (WithMaxWorkers),
+// so the work queued behind the call does not wait for the monitor to
+// notice that w is blocked. The worker added retires once
 // the pool is idle again. fn's panic and Goexit go on as if fn had been
 // called directly. Pools find blocked workers by themselves (see
 // "Blocking" in the package documentation): Block only saves the delay.
