@@ -634,7 +634,7 @@ func TestMapSeqHugeWindow(t *testing.T) {
 // TestMapSeqRingGrows has the stream hold every value of a sequence at
 // once, so that its ring doubles from its first length to past n while
 // items are queued and running: f(0) waits until seq has handed over its
-// last value, and the window is larger than n, so the consumer never waits
+// last value, and the window (MaxInt) is larger than n, so the consumer never waits
 // for the head before the input ends. The results must come out whole and
 // in order, on every pool size, from outside and from a task.
 func TestMapSeqRingGrows(t *testing.T) {
@@ -654,7 +654,7 @@ func TestMapSeqRingGrows(t *testing.T) {
 				}
 			}
 			var out []int
-			for v := range MapSeq(r, seq, hugeSize, func(x int) int {
+			for v := range MapSeq(r, seq, math.MaxInt, func(x int) int {
 				if x == 0 {
 					<-release
 				}
