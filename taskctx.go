@@ -78,6 +78,14 @@ func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx, pushed bool) {
 	if origin == w.origin {
 		return nil, false
 	}
+	return w.pushCtx(origin), true
+}
+
+// pushCtx makes origin the one in force at w's current depth, with a record
+// that also names the group task in force (w.groupTask), and returns the
+// record it replaces. The head's store publishes the immutable record to
+// thieves (originAt's load).
+func (w *Worker) pushCtx(origin *taskCtx) (outer *taskCtx) {
 	outer = w.ctxs.Load()
 	var c context.Context
 	if origin != nil {
@@ -85,7 +93,7 @@ func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx, pushed bool) {
 	}
 	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer, group: w.groupTask})
 	w.origin = origin
-	return outer, true
+	return outer
 }
 
 // enterJob is enterCtx for a job forked on another worker (a stolen join
@@ -101,14 +109,7 @@ func (w *Worker) enterJob(origin *taskCtx, group *groupTask) (outer *taskCtx, be
 		return outer, below, pushed
 	}
 	w.groupTask = &groupTask{below: below, parent: group}
-	outer = w.ctxs.Load()
-	var c context.Context
-	if origin != nil {
-		c = origin.ctx
-	}
-	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer, group: w.groupTask})
-	w.origin = origin
-	return outer, below, true
+	return w.pushCtx(origin), below, true
 }
 
 // leaveJob restores what enterJob changed.
@@ -125,13 +126,7 @@ func (w *Worker) leaveJob(outer *taskCtx, below *groupTask, pushed bool) {
 // it, however t ends.
 func (w *Worker) enterGroupTask(t *groupTask) (outer *taskCtx) {
 	t.below, w.groupTask = w.groupTask, t
-	outer = w.ctxs.Load()
-	var c context.Context
-	if w.origin != nil {
-		c = w.origin.ctx
-	}
-	w.ctxs.Store(&taskCtx{ctx: c, origin: w.origin, depth: w.depth, outer: outer, group: t})
-	return outer
+	return w.pushCtx(w.origin)
 }
 
 // leaveGroupTask restores what enterGroupTask changed.

@@ -389,6 +389,9 @@ func (w *Worker) replaceForCall() bool {
 // requests addressed to it, on a goroutine it lends itself to (broadcast.go).
 // A stop watcher, if any, Sets l when stop closes.
 func (w *Worker) blockCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped bool) {
+	// gaveUp: stored true by the stop watcher before its Set of l (a
+	// sequentially consistent swap); loaded by the waiter after its Probe
+	// saw l Set, so a Set by the watcher is seen with its mark.
 	var gaveUp atomic.Bool
 	if stop != nil {
 		quit := make(chan struct{})
