@@ -87,8 +87,9 @@ import (
 //     (T took the task under that wait's rules), and nobody else may
 //     take them once the mark is cleared, so every wait, waitJoin too,
 //     pops its own deque before it steals.
-//     Exception: while T waits on a call into another pool it is lent to
-//     a goroutine that serves the pool (waitCall), and what that pushes
+//     Exception: while T waits on a call into another pool at its pool's
+//     cap, it is lent to a goroutine that serves the pool (waitCall; below
+//     the cap it blocks and pushes nothing), and what that goroutine pushes
 //     descends from nothing T was running; T says so (Worker.lent, and its
 //     scope mark cleared) and waiters stay off until it is back.
 //  3. The waiter's steal is deque.StealIf: it reads top, bottom and the
