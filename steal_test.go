@@ -32,6 +32,18 @@ func TestFlatVictim(t *testing.T) {
 	}
 }
 
+// TestSweepFollowsProcs pins the sweep's bounds: twice GOMAXPROCS, within
+// [minSweep, maxSweep], and New's pool starts with the value for the
+// current GOMAXPROCS.
+func TestSweepFollowsProcs(t *testing.T) {
+	for procs, want := range map[int]int32{1: minSweep, 2: minSweep, 8: minSweep, 9: 18, 20: 40, 32: maxSweep, 256: maxSweep} {
+		assert.Equal(t, want, sweepFor(procs), "sweep at GOMAXPROCS %d", procs)
+	}
+	withPool(t, nil, func(p *Pool) {
+		assert.Equal(t, sweepFor(runtime.GOMAXPROCS(0)), p.sweep.Load(), "a new pool's sweep")
+	})
+}
+
 // TestLargePool creates pools of thousands of workers and checks that they
 // start, that every worker runs out of work and parks (an idle round's steal
 // sweep is bounded: with a sweep over every other worker, the idle rounds of
@@ -108,8 +120,8 @@ func parkedOnce(p *Pool) bool {
 
 // BenchmarkStealEmpty is one steal attempt by a worker whose victims are all
 // empty (the other workers are idle): the cost of an idle round's sweep,
-// every victim probed once per pass. Up to maxSweep+1 workers it grows with
-// the pool; beyond, it stays at maxSweep probes.
+// every victim probed once per pass. Up to the sweep (sweepFor) plus one
+// workers it grows with the pool; beyond, it stays at the sweep's probes.
 func BenchmarkStealEmpty(b *testing.B) {
 	for _, workers := range []int{2, 8, 64, 1024} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
