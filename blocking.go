@@ -260,7 +260,7 @@ func (p *Pool) monitorTick() {
 		return // stays armed: nobody arms it again
 	}
 	woke := m.pending.Swap(false)
-	p.sweep.Store(sweepFor(runtime.GOMAXPROCS(0))) // steal.go
+	p.setProcs(runtime.GOMAXPROCS(0))
 	ws := p.workerList()
 	active := int(p.active.Load())
 	for len(m.seen) < len(ws) {

@@ -119,12 +119,13 @@ type Pool struct {
 	// (Worker.tiers). Immutable after New.
 	flatSteal bool
 
-	// sweep is how many victims a steal pass tries per tier (steal.go:
-	// sweepFor of GOMAXPROCS). Stored by New and by the monitor's ticks
-	// (blocking.go), which read GOMAXPROCS; loaded by every thief.
-	// sync/atomic: a stale value only changes how many deques one pass
-	// probes.
-	sweep atomic.Int32
+	// procs is GOMAXPROCS, and sweep how many victims a steal pass tries
+	// per tier (steal.go: sweepFor). Stored by New and by the monitor's
+	// ticks (blocking.go: setProcs), which read GOMAXPROCS; loaded by
+	// every thief and idle worker (wait.go: serve). sync/atomic: a stale
+	// value only changes how many deques one pass probes, or how many
+	// workers yield before they sleep.
+	procs, sweep atomic.Int32
 
 	// stuck names a worker, by index plus one (0 for none), that the
 	// monitor saw busy in one job for a whole tick while its run queue or
@@ -207,7 +208,7 @@ func New(opts ...Option) (*Pool, error) {
 		lockedThreads: locked,
 	}
 	p.inj.init(c.capacity)
-	p.sweep.Store(sweepFor(runtime.GOMAXPROCS(0)))
+	p.setProcs(runtime.GOMAXPROCS(0))
 	p.epoch = time.Now()
 	p.sampleMask = sampleMask(c.sampleEvery)
 	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }

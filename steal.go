@@ -45,6 +45,15 @@ func sweepFor(procs int) int32 {
 	return int32(min(max(2*procs, minSweep), maxSweep))
 }
 
+// setProcs records GOMAXPROCS and the sweep that follows from it, where
+// they changed.
+func (p *Pool) setProcs(procs int) {
+	if n := int32(procs); p.procs.Load() != n {
+		p.procs.Store(n)
+		p.sweep.Store(sweepFor(procs))
+	}
+}
+
 // steal takes the oldest job of another worker. Victims are tried tier by
 // tier (WithStealTiers, the placement's tiers, or by default one flat tier
 // of all other workers), starting at a random victim within each tier so
@@ -163,8 +172,13 @@ func (w *Worker) stealRunq(park bool) (work, bool) {
 }
 
 // stuckVictim returns the worker the monitor named stuck with work behind
-// it (Pool.stuck), if it is another one among workers.
+// it (Pool.stuck), if it is another one among workers, in a pool whose
+// workers steal from every other (the default flat tier: tiers of a
+// placement or WithStealTiers say whom a worker may steal from).
 func (w *Worker) stuckVictim(workers []*Worker) *Worker {
+	if !w.pool.flatSteal {
+		return nil
+	}
 	h := int(w.pool.stuck.Load()) - 1
 	if h < 0 || h == w.index || h >= len(workers) {
 		return nil

@@ -182,8 +182,19 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			w.pool.idleCheck() // after StartLooking's full barrier
 			continue
 		}
-		if w.index >= int(w.pool.size.Load()) && s.SleepyNow(&idle) {
-			continue // an added worker woken for nothing: once more, then sleep
+		if (w.index >= int(w.pool.size.Load()) || kind == waitTerminate && s.AwakeIdle() > int(w.pool.procs.Load())) && s.SleepyNow(&idle) {
+			// An added worker woken for nothing, or, in the idle loop,
+			// one of more idle workers awake than CPUs: once more,
+			// then sleep. (Not a goroutine the worker is lent to in a
+			// call, waitCall: there it left a cycle of one-worker pools
+			// calling each other asleep with work behind a waiting
+			// worker, TestGroupsAcrossPoolsInACycle.) Only
+			// GOMAXPROCS of them run at once, so more searching finds
+			// nothing sooner, and thousands of workers yielding in
+			// turn to each other cost each one its stack and state
+			// out of the caches at every round (Go's scheduler keeps
+			// at most half its busy Ps spinning).
+			continue
 		}
 		s.NoWorkFound(&idle, l, w.pool.hasInjectedJobs)
 	}
