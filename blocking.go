@@ -326,6 +326,26 @@ func (p *Pool) monitorTick() {
 			}
 		}
 	}
+	// A worker above the active ones retires once its task returns
+	// (resize.go); until then its run queue and deque are out of the
+	// thieves' range (steal.go: victims), so while it is in a task with
+	// work behind it, it is named too.
+	for i := active; i < len(ws); i++ {
+		w := ws[i]
+		s := &w.stats
+		f := atomics.LoadAcquire64(&s.finished)
+		if atomics.LoadAcquire64(&s.executed)+atomics.LoadAcquire64(&s.callerRuns) == f {
+			continue
+		}
+		if w.runq.len() > 0 || !w.deque.IsEmpty() && w.stealable.Load() {
+			if firstStuck < 0 {
+				firstStuck = i
+			}
+			if nextStuck < 0 && i > lastStuck {
+				nextStuck = i
+			}
+		}
+	}
 	p.nameStuck(firstStuck, nextStuck)
 	// The candidates and their confirmation (see Blocked workers, 2).
 	// Without the scheduler's counts, the workers stuck for long are

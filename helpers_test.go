@@ -74,10 +74,26 @@ var testWorkerCounts = []int{1, 2, 8}
 
 // eachConfig runs f as a subtest for every backend and worker count.
 func eachConfig(t *testing.T, f func(t *testing.T, p *Pool)) {
+	eachConfigWith(t, false, f)
+}
+
+// eachCappedConfig is eachConfig with every pool capped at its size
+// (WithMaxWorkers), for tests that pin which workers run something: on a
+// loaded machine the monitor may take a worker waiting for others (in a
+// Broadcast, a join) for a blocked one and add a worker.
+func eachCappedConfig(t *testing.T, f func(t *testing.T, p *Pool)) {
+	eachConfigWith(t, true, f)
+}
+
+func eachConfigWith(t *testing.T, capped bool, f func(t *testing.T, p *Pool)) {
 	for _, k := range testParkings() {
 		for _, n := range testWorkerCounts {
 			t.Run(fmt.Sprintf("parking=%v/workers=%d", k, n), func(t *testing.T) {
-				withPool(t, []Option{WithParking(k), WithWorkers(n)}, func(p *Pool) { f(t, p) })
+				opts := []Option{WithParking(k), WithWorkers(n)}
+				if capped {
+					opts = append(opts, WithMaxWorkers(n))
+				}
+				withPool(t, opts, func(p *Pool) { f(t, p) })
 			})
 		}
 	}

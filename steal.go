@@ -65,6 +65,7 @@ func (p *Pool) setProcs(procs int) {
 // size): its k-th victim, for k in [0, n-1), is flatVictim(w.index, n, k).
 func (w *Worker) steal() (jobRef, bool) {
 	workers := w.pool.workerList()
+	nflat := w.victims(workers)
 	sweep := int(w.pool.sweep.Load())
 	flat := w.pool.flatSteal
 	tiers := w.tiers
@@ -82,7 +83,7 @@ func (w *Worker) steal() (jobRef, bool) {
 		for _, tier := range tiers {
 			n := len(tier)
 			if flat {
-				n = len(workers) - 1
+				n = nflat - 1
 			}
 			if n == 0 {
 				continue
@@ -94,7 +95,7 @@ func (w *Worker) steal() (jobRef, bool) {
 			for tries := min(n, sweep); tries > 0; tries-- {
 				var victim int
 				if flat {
-					victim = flatVictim(w.index, len(workers), k)
+					victim = flatVictim(w.index, nflat, k)
 				} else {
 					victim = tier[k]
 				}
@@ -134,7 +135,8 @@ func (w *Worker) steal() (jobRef, bool) {
 // its owner is awake and runs what it holds.
 func (w *Worker) stealRunq(park bool) (work, bool) {
 	workers := w.pool.workerList()
-	n := len(workers) - 1
+	nflat := w.victims(workers)
+	n := nflat - 1
 	if n == 0 {
 		return work{}, false
 	}
@@ -155,7 +157,7 @@ func (w *Worker) stealRunq(park bool) (work, bool) {
 		k = int(w.nextRand() % uint64(n))
 	}
 	for tries := min(n, int(w.pool.sweep.Load())); tries > 0; tries-- {
-		v := workers[flatVictim(w.index, len(workers), k)]
+		v := workers[flatVictim(w.index, nflat, k)]
 		if v.runq.len() > 0 {
 			if t, ok := v.runq.stealHalf(&w.runq, most); ok {
 				w.stats.bump(&w.stats.steals)
@@ -169,6 +171,20 @@ func (w *Worker) stealRunq(park bool) (work, bool) {
 		}
 	}
 	return work{}, false
+}
+
+// victims is how many workers, from index 0, the flat tier spans for w:
+// the active ones (Resize and the monitor retire the top workers, which
+// then sleep dormant with empty deques), or every worker in workers if w
+// is not among the active ones (a worker retiring once its task returns).
+// A pool that grew to thousands for blocked workers and shrank back keeps
+// them in its list: sampling the list, its thieves found the other active
+// workers by chance only.
+func (w *Worker) victims(workers []*Worker) int {
+	if a := int(w.pool.active.Load()); a > w.index && a < len(workers) {
+		return a
+	}
+	return len(workers)
 }
 
 // stuckVictim returns the worker the monitor named stuck with work behind

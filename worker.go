@@ -290,8 +290,7 @@ func (w *Worker) findWork() (work, bool) {
 			return t.work(), true
 		}
 	}
-	workers := w.pool.workerList()
-	sampled := len(workers)-1 > int(w.pool.sweep.Load())
+	sampled := w.victims(w.pool.workerList())-1 > int(w.pool.sweep.Load())
 	if sampled {
 		// A pool too large for one pass to see every victim (steal.go:
 		// the sweep) grew for blocked workers: most of its deques are
