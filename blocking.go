@@ -163,6 +163,10 @@ type monitor struct {
 	// stuckNamed counts the ticks that named a stuck worker with work
 	// behind it (nameStuck; tests).
 	stuckNamed uint64
+	// lastActive is the active count the previous tick saw; workers in
+	// [active, retiringTop) were retired by shrinks since the last tick
+	// that saw every one of them retired (0 for none).
+	lastActive, retiringTop int
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -329,9 +333,19 @@ func (p *Pool) monitorTick() {
 	// A worker above the active ones retires once its task returns
 	// (resize.go); until then its run queue and deque are out of the
 	// thieves' range (steal.go: victims), so while it is in a task with
-	// work behind it, it is named too.
-	for i := active; i < len(ws); i++ {
+	// work behind it, it is named too. Only the workers of shrinks since
+	// they all retired are looked at: a pool that grew to thousands and
+	// shrank back would otherwise read every dormant worker at each tick.
+	if active < m.lastActive {
+		m.retiringTop = max(m.retiringTop, m.lastActive)
+	}
+	m.lastActive = active
+	allRetired := true
+	for i := active; i < min(m.retiringTop, len(ws)); i++ {
 		w := ws[i]
+		if !w.retired.Load() {
+			allRetired = false
+		}
 		s := &w.stats
 		f := atomics.LoadAcquire64(&s.finished)
 		if atomics.LoadAcquire64(&s.executed)+atomics.LoadAcquire64(&s.callerRuns) == f {
@@ -345,6 +359,9 @@ func (p *Pool) monitorTick() {
 				nextStuck = i
 			}
 		}
+	}
+	if allRetired {
+		m.retiringTop = 0
 	}
 	p.nameStuck(firstStuck, nextStuck)
 	// The candidates and their confirmation (see Blocked workers, 2).

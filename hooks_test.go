@@ -86,7 +86,11 @@ func TestWorkerHooks(t *testing.T) {
 				Broadcast(p, func(w *Worker) int { checkActive(w); return 0 })
 			}
 			var p *Pool
-			withPool(t, []Option{WithParking(k), WithWorkers(2), WithWorkerStart(l.start), WithWorkerExit(l.exit)}, func(pp *Pool) {
+			// WithMaxWorkers(2): the monitor adds no worker (Resize
+			// still may), so the workers that run are those the
+			// Resizes asked for; on a loaded machine a worker waiting
+			// in a Broadcast or a join can look blocked.
+			withPool(t, []Option{WithParking(k), WithWorkers(2), WithMaxWorkers(2), WithWorkerStart(l.start), WithWorkerExit(l.exit)}, func(pp *Pool) {
 				p = pp
 				// New waits for nothing: a worker may still be starting.
 				work(p)
