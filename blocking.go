@@ -96,8 +96,10 @@ import (
 // jobs waiting add nobody.
 //
 // Block (the hint) adds a worker at once, before the call blocks, when no
-// worker sleeps; the caller's worker is left out of the monitor's counts
-// while the call runs (Worker.blocking), as it is replaced already.
+// worker sleeps and fewer workers than the pool's size are left unblocked
+// (wait.go: replaceForCall); the caller's worker is left out of the
+// monitor's counts while the call runs (Worker.blocking), as it is
+// replaced already.
 //
 // Where it cannot add. A pool whose workers have a placement or explicit
 // steal tiers (planned for New's workers only) has no room to grow; its cap
@@ -162,7 +164,13 @@ type monitor struct {
 	sched []metrics.Sample
 
 	// blockedNow counts the workers blocked in a call into another pool
-	// or in Block (replaceForCall to unblock). sync/atomic.
+	// or in Block: the sum of Worker.blocking, kept so that a call need
+	// not read every worker. Added to by replaceForCall and taken back by
+	// unblock, each on the blocked worker's goroutine; loaded by
+	// replaceForCall, again under resizeMu before it adds a worker.
+	// sync/atomic, with no ordering partner: a stale count makes one
+	// replacement too many (retired when idle) or too few (the monitor
+	// sees the blocked worker and adds it).
 	blockedNow atomic.Int32
 
 	// maxActive caps the active workers (WithMaxWorkers, at least the

@@ -101,8 +101,8 @@
 // pool, the call is queued there and the task's worker waits as a blocked
 // one, which its pool replaces at once unless a worker sleeps or as many
 // workers as its size run unblocked (a pool at its cap lends the waiting
-// worker to a goroutine that serves the pool instead), so pools that call each other, in a cycle too, never run out of
-// workers. The same holds for waits on another pool's Group, Sub slot or
+// worker to a goroutine that serves the pool instead), so pools that call
+// each other, in a cycle too, never run out of workers. The same holds for waits on another pool's Group, Sub slot or
 // full queue. Calls back into a Sub whose slot the caller's task holds,
 // through any number of pools, run in that slot. What queues a task is
 // refused as from outside, but for waiting: Go and GoContext from a task

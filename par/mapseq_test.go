@@ -634,8 +634,8 @@ func TestMapSeqHugeWindow(t *testing.T) {
 // TestMapSeqRingGrows has the stream hold every value of a sequence at
 // once, so that its ring doubles from its first length to past n while
 // items are queued and running: f(0) waits until seq has handed over its
-// last value, and the window (MaxInt) is larger than n, so the consumer never waits
-// for the head before the input ends. The results must come out whole and
+// last value, and the window (MaxInt) is larger than n, so the consumer
+// never waits for the head before the input ends. The results must come out whole and
 // in order, on every pool size, from outside and from a task.
 func TestMapSeqRingGrows(t *testing.T) {
 	n := 2000
