@@ -30,10 +30,11 @@ import (
 // runnable (the Ps in _Prunning, the run queues); a busy worker that is
 // neither is blocked. The monitor cannot tell which goroutines are its
 // workers, so it takes every running or runnable goroutine, but itself and
-// the idle workers that are awake (sleep.AwakeIdle: searching, yielding),
-// as a busy worker that is not blocked:
+// the idle workers that are awake (sleep.AwakeIdle: searching, yielding)
+// and the workers parked on ParkingSpin (a spinning park is a running
+// goroutine: spinParked), as a busy worker that is not blocked:
 //
-//	blocked = min(candidates, busy - (running - 1 + runnable - awakeIdle))
+//	blocked = min(candidates, busy - (running - 1 + runnable - awakeIdle - spinning))
 //
 // Other goroutines of the program only make it see fewer blocked workers,
 // never more.
@@ -319,11 +320,11 @@ func (p *Pool) monitorTick() {
 	blocked, want, confirm, ready := 0, 0, 0, true
 	switch {
 	case submitted > 0 && busy.all > 0 && m.sched != nil:
-		blocked, want, confirm, ready = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle()), submitted, 2, stalled
+		blocked, want, confirm, ready = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle(), int(spinParked.Load())), submitted, 2, stalled
 	case submitted > 0 && m.sched == nil:
 		blocked, want, confirm, ready = long.all, submitted, 2, stalled
 	case forked && long.forking > 0 && m.sched != nil:
-		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle()), long.forking, monitorStuckTicks
+		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle(), int(spinParked.Load())), long.forking, monitorStuckTicks
 		// A GC cycle ended since the last look: its assists and stops
 		// park running workers, and a long fork-join that allocates
 		// would be taken for blocked. Such a tick confirms nothing.
@@ -386,14 +387,14 @@ func (c *workerCounts) add(isolated bool) {
 // blocked estimates how many of the candidates, among busy workers, are
 // blocked (see Blocked workers): those the scheduler does not count as
 // running or runnable. m.sched is set.
-func (m *monitor) blocked(busy, candidates, awakeIdle int) int {
+func (m *monitor) blocked(busy, candidates, awakeIdle, spinning int) int {
 	metrics.Read(m.sched)
 	running := int(m.sched[0].Value.Uint64())
 	runnable := int(m.sched[1].Value.Uint64())
 	// Running or runnable, but for the monitor's own goroutine and the idle
 	// workers that are awake (searching or yielding): the busy workers that
 	// are not blocked, or other goroutines of the program.
-	notBlocked := max(running-1, 0) + runnable - max(awakeIdle, 0)
+	notBlocked := max(running-1, 0) + runnable - max(awakeIdle, 0) - max(spinning, 0)
 	return min(candidates, busy-max(notBlocked, 0))
 }
 

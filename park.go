@@ -136,10 +136,21 @@ type spinParker struct {
 	_     atomics.Pad // keep neighbouring parkers off this cache line
 }
 
+// spinParked counts the goroutines in a spinParker's Park, of every pool in
+// the process: each spins as a running or runnable goroutine, which the
+// blocked-worker monitor, reading the scheduler's counts for the whole
+// process, must not take for a busy worker that runs (blocking.go:
+// monitor.blocked). Added to and taken back by Park, loaded by the
+// monitors' ticks; sync/atomic, with no ordering partner: a stale count
+// misjudges one tick.
+var spinParked atomic.Int32
+
 const spinParkerYieldEvery = 64
 
 // Park spins until it consumes the token.
 func (p *spinParker) Park() {
+	spinParked.Add(1)
+	defer spinParked.Add(-1)
 	for i := 1; !p.token.CompareAndSwap(1, 0); i++ {
 		if i%spinParkerYieldEvery == 0 {
 			runtime.Gosched()
