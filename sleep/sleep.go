@@ -425,11 +425,41 @@ func (s *Sleep) ShortenRounds(idle *IdleState, n int) {
 	}
 }
 
+// SleepyNow announces the worker sleepy at once, for a worker that has
+// just searched and found nothing and whose next job is unlikely to come
+// from another worker soon: its next search is the one after the
+// announcement (step S2), and if that finds nothing the next NoWorkFound
+// puts it to sleep. One search fewer than ShortenRounds with n = 0, which
+// announces only after a further search. Safe at any point of the idle
+// rounds: the protocol needs a search after the announcement, not before
+// it. Only the worker that owns idle may call it. It reports whether it
+// announced: a sleepy idle is left as it is, and the caller goes on to
+// NoWorkFound.
+func (s *Sleep) SleepyNow(idle *IdleState) bool {
+	if idle.rounds > s.roundsUntilSleepy {
+		return false
+	}
+	idle.jec = s.announceSleepy()
+	idle.rounds = s.roundsUntilSleepy + 1
+	idle.quick = true
+	return true
+}
+
 // WorkFound is called by a worker that found work (or stops looking): it
 // leaves the inactive count and, if others are sleeping, wakes up to two of
 // them in case more work follows.
 func (s *Sleep) WorkFound() {
 	s.wakeAnyThreads(s.counters.subInactiveThread())
+}
+
+// WorkFoundAlone is WorkFound without the wakes: for a worker whose job
+// was posted with its own wake (a submitted task wakes a sleeper as it is
+// posted, NewInjectedJobs) in a pool whose sleepers are many, where waking
+// two more for every job found sets off a cascade of searches that find
+// nothing. The wakes of WorkFound are rayon's heuristic for a fork-join
+// that ramps up, not part of the protocol: no job waits on them.
+func (s *Sleep) WorkFoundAlone() {
+	s.counters.subInactiveThread()
 }
 
 // NoWorkFound is called by an idle worker after a search failed. It yields

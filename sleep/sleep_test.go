@@ -434,3 +434,68 @@ func TestShortenRounds(t *testing.T) {
 		t.Fatalf("%d yields before getting sleepy after a wake, want 11", yields)
 	}
 }
+
+// TestWorkFoundAloneWakesNobody: WorkFoundAlone leaves the inactive count
+// as WorkFound does, and wakes no sleeper.
+func TestWorkFoundAloneWakesNobody(t *testing.T) {
+	s, cps := newTestSleep(t, 4, 3, 1)
+	s.WorkFoundAlone()
+	if got := totalUnparks(cps); got != 0 {
+		t.Fatalf("WorkFoundAlone woke %d", got)
+	}
+	if w := s.counters.load(); w.inactiveThreads() != 3 || w.sleepingThreads() != 3 {
+		t.Fatalf("inactive %d sleeping %d, want 3 and 3", w.inactiveThreads(), w.sleepingThreads())
+	}
+}
+
+// TestSleepyNow: SleepyNow announces the worker sleepy at once, with no
+// yield; the next NoWorkFound then puts it to sleep, unless work was posted
+// in between, which it searches for once more. On a sleepy worker it
+// changes nothing and reports so.
+func TestSleepyNow(t *testing.T) {
+	yields := 0
+	p := newSignalParker()
+	s, err := New(Config{Parkers: []Parker{p}, Yield: func() { yields++ }, RoundsUntilSleepy: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var latch CoreLatch
+	none := func() bool { return false }
+
+	// A post between the announcement and NoWorkFound: no sleep, one
+	// more search before sleepy again.
+	idle := s.StartLooking(0)
+	if !s.SleepyNow(&idle) || idle.jec == jecDummy || yields != 0 {
+		t.Fatalf("SleepyNow: jec %#x, %d yields; want sleepy with no yield", idle.jec, yields)
+	}
+	jec, rounds := idle.jec, idle.rounds
+	if s.SleepyNow(&idle) || idle.jec != jec || idle.rounds != rounds {
+		t.Fatal("SleepyNow on a sleepy worker changed it, or reported it did")
+	}
+	s.NewInjectedJobs(1, true)
+	s.NoWorkFound(&idle, &latch, none)
+	select {
+	case <-p.parked:
+		t.Fatal("parked although work was posted after it got sleepy")
+	default:
+	}
+	if idle.jec != jecDummy || idle.rounds != s.roundsUntilSleepy {
+		t.Fatalf("after a missed post: rounds %d jec %#x, want %d and not sleepy", idle.rounds, idle.jec, s.roundsUntilSleepy)
+	}
+
+	// No post: the next NoWorkFound sleeps, until woken.
+	if !s.SleepyNow(&idle) {
+		t.Fatal("SleepyNow after a missed post did not announce")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.NoWorkFound(&idle, &latch, none)
+	}()
+	<-p.parked
+	s.NewInjectedJobs(1, false)
+	<-done
+	if yields != 0 {
+		t.Fatalf("%d yields on the way to sleep, want none", yields)
+	}
+}
