@@ -2,6 +2,7 @@ package blitz
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -41,6 +42,7 @@ func BenchmarkFib(b *testing.B) {
 		fib  func(*Worker, int) int
 	}{{"args", fibArgs}, {"closure", fibClosure}}
 	warm := benchWarmPool(b, 2)
+	grown := benchGrownPool(b, 2)
 	for _, n := range []int{30, 32} {
 		seq := seqFibTime(n)
 		for _, form := range forms {
@@ -62,7 +64,10 @@ func BenchmarkFib(b *testing.B) {
 				// How often a second half went to another worker: the
 				// joins that paid for a steal, a wait and a latch.
 				b.ReportMetric(float64(after.JoinsStolen-before.JoinsStolen)/float64(b.N), "stolen/op")
-				noWorkerAdded(b, p)
+				if after.WorkersAdded != before.WorkersAdded || after.BlockedSeen != before.BlockedSeen {
+					b.Fatalf("a CPU benchmark saw %d blocked workers and added %d workers",
+						after.BlockedSeen-before.BlockedSeen, after.WorkersAdded-before.WorkersAdded)
+				}
 			}
 			for _, workers := range []int{1, 2} {
 				name := fmt.Sprintf("n=%d/form=%s/workers=%d", n, form.name, workers)
@@ -80,17 +85,46 @@ func BenchmarkFib(b *testing.B) {
 				}
 				b.Run(name+"/pool=fresh", fresh)
 				b.Run(name+"/pool=warm", func(b *testing.B) { run(b, warm(b)) })
+				b.Run(name+"/pool=grown", func(b *testing.B) { run(b, grown(b)) })
 			}
 		}
 	}
 }
 
-// noWorkerAdded fails a benchmark of CPU work in which p added a worker for
-// a blocked one (blocking.go): pure CPU work never blocks.
-func noWorkerAdded(b *testing.B, p *Pool) {
-	b.Helper()
-	if st := p.Stats(); st.WorkersAdded != 0 || st.BlockedSeen != 0 {
-		b.Fatalf("a CPU benchmark saw %d blocked workers and added %d workers", st.BlockedSeen, st.WorkersAdded)
+// benchGrownPool is benchWarmPool for the pool=grown rows: a pool that
+// first grew far past its steal sweep for a burst of blocking tasks (a
+// server's) and retired the added workers, then ran warmFib. Its list of
+// workers stays long; its thieves must still find each other.
+func benchGrownPool(b *testing.B, workers int) func(*testing.B) *Pool {
+	var p *Pool
+	return func(sub *testing.B) *Pool {
+		if p == nil {
+			sub.StopTimer()
+			var err error
+			if p, err = New(WithWorkers(workers), withMonitorHook(time.Millisecond, nil)); err != nil {
+				sub.Fatal(err)
+			}
+			b.Cleanup(func() { p.Close() })
+			n := 4 * maxSweep
+			release := make(chan struct{})
+			var started, done sync.WaitGroup
+			started.Add(n)
+			done.Add(n)
+			for range n {
+				if err := p.Go(func(*Worker) { defer done.Done(); started.Done(); <-release }); err != nil {
+					sub.Fatal(err)
+				}
+			}
+			started.Wait()
+			close(release)
+			done.Wait()
+			for p.active.Load() != int32(workers) {
+				time.Sleep(time.Millisecond)
+			}
+			warmFib(p, warmUpRuns())
+			sub.StartTimer()
+		}
+		return p
 	}
 }
 

@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
@@ -43,7 +44,13 @@ import (
 //
 //  1. It reads every active worker's two counts and finds the busy, stuck
 //     and idle ones, and what waits for a worker: the injector's tasks,
-//     the run queues' and whether a stealable deque holds a job.
+//     the run queues' and whether a stealable deque holds a job. A stuck
+//     worker (or one blocked in a call: Worker.blocking) whose run queue or
+//     stealable deque holds work, tasks of a batch or join halves that only
+//     a thief can run now, it names for the thieves (Pool.stuck, one per
+//     tick, in turn) and wakes a sleeper to try it: in a pool grown past
+//     its sweep (steal.go) a thief's sample of victims finds it by chance
+//     only, and a chain of tasks parked behind a blocked one took seconds.
 //  2. Who the candidates are depends on what waits. Submitted tasks: every
 //     busy worker, stuck or not (tasks that block for less than a tick,
 //     1 ms sleeps under 10 ms ticks, move the counts at every tick and are
@@ -76,7 +83,11 @@ import (
 //     returns).
 //  5. It backs off as sysmon does: ticks start at monitorMin and double
 //     after monitorQuiet ticks that added nothing, up to monitorMax; an
-//     addition, or a first sighting awaiting confirmation, starts them over. It stops (disarms) when no worker is busy,
+//     addition, or a sighting of a stalled queue awaiting confirmation,
+//     starts them over (workers blocked in short calls while the queue
+//     drains are seen at every tick: restarting for them kept a pool of
+//     10,000 scanning itself every monitorMin). Each tick also reads
+//     GOMAXPROCS for the thieves' sweep (steal.go). It stops (disarms) when no worker is busy,
 //     nothing waits, no added worker is left and no worker started or
 //     finished a job since the last tick; the next worker that wakes arms
 //     it again (Pool.woke): a Dekker pair on armed and pending, as the
@@ -152,6 +163,13 @@ type monitor struct {
 	lastWaiting int
 	// lastGC is the count of GC cycles the forked-jobs rule last read.
 	lastGC uint64
+	// stuckNamed counts the ticks that named a stuck worker with work
+	// behind it (nameStuck; tests).
+	stuckNamed uint64
+	// lastActive is the active count the previous tick saw; workers in
+	// [active, retiringTop) were retired by shrinks since the last tick
+	// that saw every one of them retired (0 for none).
+	lastActive, retiringTop int
 	// seen holds each worker's counts at the previous tick.
 	seen []workerSeen
 	// idleSince is when the current run of idle ticks with nothing
@@ -255,6 +273,7 @@ func (p *Pool) monitorTick() {
 		return // stays armed: nobody arms it again
 	}
 	woke := m.pending.Swap(false)
+	p.setProcs(runtime.GOMAXPROCS(0))
 	ws := p.workerList()
 	active := int(p.active.Load())
 	for len(m.seen) < len(ws) {
@@ -271,6 +290,10 @@ func (p *Pool) monitorTick() {
 	var progress uint64
 	submitted := p.inj.len()
 	forked := false
+	// The stuck worker with work behind it to name for the thieves
+	// (Pool.stuck): the first after the one named last, else the first.
+	lastStuck := int(p.stuck.Load()) - 1
+	firstStuck, nextStuck := -1, -1
 	for i, w := range ws[:active] {
 		s := &w.stats
 		// finished first: a count started after this load is seen by the
@@ -301,13 +324,55 @@ func (p *Pool) monitorTick() {
 			}
 		}
 		seen.started, seen.finished = st, f
-		submitted += w.runq.len()
+		queued := w.runq.len()
+		submitted += queued
 		// A job in the deque of a worker alone (resize.go) is its own:
 		// nobody added could take it.
-		if !forked && !w.deque.IsEmpty() && w.stealable.Load() {
-			forked = true
+		stealable := !w.deque.IsEmpty() && w.stealable.Load()
+		forked = forked || stealable
+		if (queued > 0 || stealable) && st != f && (!changed || w.blocking.Load() != 0) {
+			if firstStuck < 0 {
+				firstStuck = i
+			}
+			if nextStuck < 0 && i > lastStuck {
+				nextStuck = i
+			}
 		}
 	}
+	// A worker above the active ones retires once its task returns
+	// (resize.go); until then its run queue and deque are out of the
+	// thieves' range (steal.go: victims), so while it is in a task with
+	// work behind it, it is named too. Only the workers of shrinks since
+	// they all retired are looked at: a pool that grew to thousands and
+	// shrank back would otherwise read every dormant worker at each tick.
+	if active < m.lastActive {
+		m.retiringTop = max(m.retiringTop, m.lastActive)
+	}
+	m.lastActive = active
+	allRetired := true
+	for i := active; i < min(m.retiringTop, len(ws)); i++ {
+		w := ws[i]
+		if !w.retired.Load() {
+			allRetired = false
+		}
+		s := &w.stats
+		f := atomics.LoadAcquire64(&s.finished)
+		if atomics.LoadAcquire64(&s.executed)+atomics.LoadAcquire64(&s.callerRuns) == f {
+			continue
+		}
+		if w.runq.len() > 0 || !w.deque.IsEmpty() && w.stealable.Load() {
+			if firstStuck < 0 {
+				firstStuck = i
+			}
+			if nextStuck < 0 && i > lastStuck {
+				nextStuck = i
+			}
+		}
+	}
+	if allRetired {
+		m.retiringTop = 0
+	}
+	p.nameStuck(firstStuck, nextStuck)
 	// The candidates and their confirmation (see Blocked workers, 2).
 	// Without the scheduler's counts, the workers stuck for long are
 	// blocked, and only for submitted tasks.
@@ -336,7 +401,12 @@ func (p *Pool) monitorTick() {
 	if blocked <= 0 {
 		m.blockedTicks = 0
 	} else if m.blockedTicks++; m.blockedTicks < confirm || !ready {
-		blocked, suspect = 0, true
+		// Awaiting confirmation: the next tick comes soon, unless the
+		// queue moves (not ready), which is no hurry. Workers blocked
+		// in short calls while their queue drains are seen at every
+		// tick; restarting the ticks for them kept a pool of 10,000
+		// workers scanning itself every monitorMin.
+		blocked, suspect = 0, ready
 	}
 	added := 0
 	if blocked > 0 {
@@ -371,6 +441,25 @@ func (p *Pool) monitorTick() {
 		}
 	}
 	m.timer.Reset(m.interval)
+}
+
+// nameStuck names a stuck worker with work behind it for the thieves
+// (Pool.stuck): next, the first after the one named last, else first;
+// none if both are -1. While one is named, it wakes a sleeper at every
+// tick, which tries it first: the sleepers of a large pool went to sleep
+// after a sample of the victims that could miss it.
+func (p *Pool) nameStuck(first, next int) {
+	pick := next
+	if pick < 0 {
+		pick = first
+	}
+	if h := int32(pick + 1); p.stuck.Load() != h {
+		p.stuck.Store(h)
+	}
+	if pick >= 0 {
+		p.monitor.stuckNamed++
+		p.sleep.NewInternalJobs(1, false)
+	}
 }
 
 // workerCounts counts workers: all of them, and those not in an isolated

@@ -75,6 +75,58 @@ func TestTasksWaitingOnTheLastOne(t *testing.T) {
 	}
 }
 
+// TestChainBehindABlockedBatch submits a chain of tasks, each waiting for the
+// next, to a pool of two workers: each worker takes a batch of them into its
+// run queue (batch.go) and blocks in the first, with the next ones behind it.
+// The pool grows far past its sweep (steal.go), where a thief's sample of
+// the victims finds those run queues by chance only; the monitor names the
+// blocked worker with work behind it (Pool.stuck), and thieves try it first.
+// The chain is queued while both workers are held by gate tasks, so that
+// they take batches when the gate opens. Where a batch was parked (the rare
+// path, from the workers' counts), a tick named a worker.
+func TestChainBehindABlockedBatch(t *testing.T) {
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				requireSchedCounts(t, p)
+				g := newGate()
+				defer g.open()
+				g.occupy(t, p, 2)
+				n := waitersFor(k)
+				done := make([]chan struct{}, n)
+				for i := range done {
+					done[i] = make(chan struct{})
+				}
+				var wg sync.WaitGroup
+				wg.Add(n)
+				for i := range n {
+					require.NoError(t, p.Go(func(*Worker) {
+						defer wg.Done()
+						if i+1 < n {
+							<-done[i+1]
+						}
+						close(done[i])
+					}))
+				}
+				g.open()
+				within(t, "a chain of tasks behind blocked batches", wg.Wait)
+				p.resizeMu.Lock()
+				named := p.monitor.stuckNamed
+				p.resizeMu.Unlock()
+				require.Greater(t, p.Stats().WorkersAdded, uint64(p.sweep.Load()), "workers added: the pool outgrew its sweep")
+				var batched uint64
+				for _, w := range p.workerList() {
+					batched += atomic.LoadUint64(&w.stats.batched)
+				}
+				t.Logf("%d tasks batched, %d ticks named a stuck worker", batched, named)
+				if batched > 0 {
+					assert.Positive(t, named, "ticks that named a blocked worker with work behind it")
+				}
+			})
+		})
+	}
+}
+
 // TestGroupLimitAboveWorkers runs a Group with SetLimit(4) on a pool of two
 // workers whose tasks block until four of them are inside at once (a
 // barrier, reused by each wave of four): errgroup runs four goroutines, and

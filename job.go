@@ -101,6 +101,9 @@ type work struct {
 	ref  jobRef
 	task task
 	enq  int64
+	// stolen says that the job came from another worker's deque or run
+	// queue (serve: who an added worker wakes).
+	stolen bool
 }
 
 // work is a submitted task taken from a run queue or a batch, as a job.

@@ -2,6 +2,7 @@ package blitz
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,6 +119,24 @@ type Pool struct {
 	// (Worker.tiers). Immutable after New.
 	flatSteal bool
 
+	// procs is GOMAXPROCS, and sweep how many victims a steal pass tries
+	// per tier (steal.go: sweepFor). Stored by New and by the monitor's
+	// ticks (blocking.go: setProcs), which read GOMAXPROCS; loaded by
+	// every thief and idle worker (wait.go: serve). sync/atomic: a stale
+	// value only changes how many deques one pass probes, or how many
+	// workers yield before they sleep.
+	procs, sweep atomic.Int32
+
+	// stuck names a worker, by index plus one (0 for none), that the
+	// monitor saw busy in one job for a whole tick while its run queue or
+	// its stealable deque held work (blocking.go): a worker blocked in a
+	// task, with tasks or join halves behind it that only a thief can
+	// run. Thieves try it before their sample (steal.go), which in a pool
+	// of thousands would find it by chance only. Stored by the monitor's
+	// ticks under resizeMu, only when it changes; loaded by every thief.
+	// sync/atomic: a stale hint costs one probe.
+	stuck atomic.Int32
+
 	// callerRuns says whether Run and Do from outside the pool may borrow a
 	// sleeping worker (borrow.go, WithCallerRuns). Immutable after New.
 	callerRuns bool
@@ -189,6 +208,7 @@ func New(opts ...Option) (*Pool, error) {
 		lockedThreads: locked,
 	}
 	p.inj.init(c.capacity)
+	p.setProcs(runtime.GOMAXPROCS(0))
 	p.epoch = time.Now()
 	p.sampleMask = sampleMask(c.sampleEvery)
 	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }

@@ -3,7 +3,9 @@ package blitz
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/blitz-go/blitz/topology"
 	"github.com/stretchr/testify/assert"
@@ -30,6 +32,18 @@ func TestFlatVictim(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSweepFollowsProcs pins the sweep's bounds: twice GOMAXPROCS, within
+// [minSweep, maxSweep], and New's pool starts with the value for the
+// current GOMAXPROCS.
+func TestSweepFollowsProcs(t *testing.T) {
+	for procs, want := range map[int]int32{1: minSweep, 2: minSweep, 8: minSweep, 9: 18, 20: 40, 32: maxSweep, 256: maxSweep} {
+		assert.Equal(t, want, sweepFor(procs), "sweep at GOMAXPROCS %d", procs)
+	}
+	withPool(t, nil, func(p *Pool) {
+		assert.Equal(t, sweepFor(runtime.GOMAXPROCS(0)), p.sweep.Load(), "a new pool's sweep")
+	})
 }
 
 // TestLargePool creates pools of thousands of workers and checks that they
@@ -108,8 +122,8 @@ func parkedOnce(p *Pool) bool {
 
 // BenchmarkStealEmpty is one steal attempt by a worker whose victims are all
 // empty (the other workers are idle): the cost of an idle round's sweep,
-// every victim probed once per pass. Up to maxSweep+1 workers it grows with
-// the pool; beyond, it stays at maxSweep probes.
+// every victim probed once per pass. Up to the sweep (sweepFor) plus one
+// workers it grows with the pool; beyond, it stays at the sweep's probes.
 func BenchmarkStealEmpty(b *testing.B) {
 	for _, workers := range []int{2, 8, 64, 1024} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
@@ -128,4 +142,42 @@ func BenchmarkStealEmpty(b *testing.B) {
 			})
 		})
 	}
+}
+
+// TestVictimsAfterRetirement grows a pool of two far past its sweep for
+// blocked tasks, lets the added workers retire, and checks that the
+// thieves' flat tier spans the active workers again, not the list of every
+// worker ever made (which sampled, found the other active worker by chance
+// only), and that a join whose first half waits for the second to start
+// elsewhere is stolen by the other active worker: no worker added for it.
+func TestVictimsAfterRetirement(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2), WithParking(ParkingPortable), withMonitorHook(time.Millisecond, nil)}, func(p *Pool) {
+		requireSchedCounts(t, p)
+		n := 4 * maxSweep
+		release := make(chan struct{})
+		var started, wg sync.WaitGroup
+		started.Add(n)
+		wg.Add(n)
+		for range n {
+			require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); started.Done(); <-release }))
+		}
+		within(t, "the blocking tasks starting", started.Wait)
+		close(release)
+		within(t, "the blocking tasks", wg.Wait)
+		eventually(t, "the added workers retiring", func() bool { return p.active.Load() == 2 })
+		ws := p.workerList()
+		require.Greater(t, len(ws)-1, int(p.sweep.Load()), "workers made: more than the sweep")
+		assert.Equal(t, 2, ws[0].victims(ws), "the flat tier of an active worker")
+		assert.Equal(t, len(ws), ws[len(ws)-1].victims(ws), "the flat tier of a retired one")
+		added := p.Stats().WorkersAdded
+		for range 5 {
+			got := doW(t, p, func(w *Worker) int {
+				ran := make(chan struct{})
+				a, b := Join(w, func(*Worker) int { <-ran; return 1 }, func(*Worker) int { close(ran); return 2 })
+				return a + b
+			})
+			require.Equal(t, 3, got)
+		}
+		assert.Equal(t, added, p.Stats().WorkersAdded, "workers added for a join the other active worker can steal")
+	})
 }

@@ -122,7 +122,12 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 			w.runRequests()
 		}
 		if wk, ok := w.findWork(); ok {
-			s.WorkFound()
+			added := w.index >= int(w.pool.size.Load())
+			if added && !wk.stolen {
+				s.WorkFoundAlone() // an added worker: see below
+			} else {
+				s.WorkFound()
+			}
 			w.pool.woke() // four loads (follow.go, blocking.go)
 			// Run whatever else is there before counting this worker
 			// idle again. rayon-core re-enters the inactive count after
@@ -143,17 +148,30 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				if w.requests.pending() {
 					w.runRequests()
 				}
+				if added {
+					break // searches sleepy, below
+				}
 				if wk, ok = w.findWork(); !ok {
 					break
 				}
 			}
 			idle = s.StartLooking(w.index)
-			if w.index >= int(w.pool.size.Load()) {
+			if added {
 				// A worker added for blocked ones (blocking.go) parks
 				// at once: thousands of them yielding through their
 				// idle rounds after a burst would take the CPUs from
-				// the tasks they were added for.
-				s.ShortenRounds(&idle, 0)
+				// the tasks they were added for. It announces itself
+				// sleepy before it searches, so that one search, not
+				// three, separates its task from its sleep: with
+				// thousands of workers a search is dozens of cache
+				// misses, and three counter updates cost less. Nor
+				// does it wake others when it takes a submitted task
+				// from the injector (WorkFoundAlone): that task was
+				// posted with a wake of its own, and two more per task
+				// set thousands of sleepers searching for nothing. A
+				// job it stole wakes them as usual: the queue it came
+				// from, a blocked worker's, may hold more.
+				s.SleepyNow(&idle)
 			} else if w.handedOff != handoffNone && !w.shared {
 				rounds := handoffRounds
 				if w.handedOff == handoffToBorrower {
@@ -162,6 +180,20 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				s.ShortenRounds(&idle, rounds)
 			}
 			w.pool.idleCheck() // after StartLooking's full barrier
+			continue
+		}
+		if (w.index >= int(w.pool.size.Load()) || kind == waitTerminate && s.AwakeIdle() > int(w.pool.procs.Load())) && s.SleepyNow(&idle) {
+			// An added worker woken for nothing, or, in the idle loop,
+			// one of more idle workers awake than CPUs: once more,
+			// then sleep. (Not a goroutine the worker is lent to in a
+			// call, waitCall: there it left a cycle of one-worker pools
+			// calling each other asleep with work behind a waiting
+			// worker, TestGroupsAcrossPoolsInACycle.) Only
+			// GOMAXPROCS of them run at once, so more searching finds
+			// nothing sooner, and thousands of workers yielding in
+			// turn to each other cost each one its stack and state
+			// out of the caches at every round (Go's scheduler keeps
+			// at most half its busy Ps spinning).
 			continue
 		}
 		s.NoWorkFound(&idle, l, w.pool.hasInjectedJobs)

@@ -279,7 +279,8 @@ func (w *Worker) push(r jobRef) {
 // cache-warmest job) and run queue (its batch of submitted tasks), then the
 // other workers' deques (FIFO steals, the oldest and usually largest jobs)
 // and run queues (half of one), then the injector (a batch of its tasks
-// where batchable: batch.go).
+// where batchable: batch.go). In a pool that outgrew its sweep the injector
+// comes before the other workers, one task at a time.
 func (w *Worker) findWork() (work, bool) {
 	if r, ok := w.deque.Pop(); ok { // Pop skips the fence on an empty deque
 		return work{ref: r}, true
@@ -289,8 +290,19 @@ func (w *Worker) findWork() (work, bool) {
 			return t.work(), true
 		}
 	}
+	sampled := w.victims(w.pool.workerList())-1 > int(w.pool.sweep.Load())
+	if sampled {
+		// A pool too large for one pass to see every victim (steal.go:
+		// the sweep) grew for blocked workers: most of its deques are
+		// empty, and the injector holds the submitted tasks in one
+		// place, so it is looked at first, as Go's findRunnable looks at
+		// the global run queue before it steals.
+		if j, enq, ok := w.pool.inj.pop(); ok {
+			return work{ref: taskRef, task: j, enq: enq}, true
+		}
+	}
 	if r, ok := w.steal(); ok {
-		return work{ref: r}, true
+		return work{ref: r, stolen: true}, true
 	}
 	if !w.alone { // alone, nobody else holds a run queue (retire empties its own)
 		batch := w.batchable()
@@ -301,8 +313,10 @@ func (w *Worker) findWork() (work, bool) {
 			return w.takeBatch()
 		}
 	}
-	if j, enq, ok := w.pool.inj.pop(); ok {
-		return work{ref: taskRef, task: j, enq: enq}, true
+	if !sampled {
+		if j, enq, ok := w.pool.inj.pop(); ok {
+			return work{ref: taskRef, task: j, enq: enq}, true
+		}
 	}
 	return work{}, false
 }
