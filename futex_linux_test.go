@@ -73,14 +73,15 @@ func TestFutexWaitTolerance(t *testing.T) {
 // the threadcreate profile counts), and a second pool of the same size
 // reuses them instead of making as many again. Left locked, each thread
 // ended with its worker, and that exit made Close cost 0.15-0.45 ms per
-// worker. A pinned worker's thread is never handed back: it ends with its
-// goroutine, so its CPU mask reaches no other goroutine.
+// worker. A pinned worker's thread, or one its start hook may have set up,
+// is never handed back: it ends with its goroutine, so that what was set
+// reaches no other goroutine (the second half).
 func TestFutexWorkersHandBackTheirThreads(t *testing.T) {
 	const n = 128
 	threads := pprof.Lookup("threadcreate")
-	run := func() int {
+	run := func(opts ...Option) int {
 		before := threads.Count()
-		p, err := New(WithWorkers(n), WithParking(ParkingFutex), WithMaxWorkers(n))
+		p, err := New(append([]Option{WithWorkers(n), WithParking(ParkingFutex), WithMaxWorkers(n)}, opts...)...)
 		require.NoError(t, err)
 		Do(p, func(*Worker) int { return 1 })
 		// Every worker asleep in a futex wait holds a thread of its own.
@@ -92,4 +93,10 @@ func TestFutexWorkersHandBackTheirThreads(t *testing.T) {
 	require.GreaterOrEqual(t, threads.Count(), n, "the runtime's threads after a pool of %d futex workers closed", n)
 	second := run()
 	require.Less(t, second, n/2, "threads the second pool of %d futex workers added (the first added %d)", n, first)
+
+	// With a start hook the threads end with their workers: the pool
+	// takes the idle threads the others left, and they end with it.
+	before := threads.Count()
+	run(WithWorkerStart(func(int) {}))
+	require.LessOrEqual(t, threads.Count(), before-n/2, "the runtime's threads after a futex pool with a start hook closed (%d before)", before)
 }

@@ -205,7 +205,9 @@ func WithCallerRuns(on bool) Option {
 // placement (WithPlacement, WithCPUs) it runs after the worker's goroutine
 // was locked to its OS thread and pinned, so per-thread setup there (a NUMA
 // memory policy, a thread name) applies to every job the worker runs on
-// its own goroutine. Hooks of different workers run concurrently.
+// its own goroutine; so it does with the futex backend, whose workers lock
+// their threads too. Such a thread ends with its worker, never serving
+// another goroutine. Hooks of different workers run concurrently.
 //
 // A panic in the hook goes where a panic in a Go task goes (the panic
 // handler, WithPanicHandler, or a crash of the program without one), and the

@@ -23,10 +23,11 @@ import (
 // threadBudget counts the locked workers of every open pool: New reserves
 // before it starts a worker, finishClose releases after every worker
 // goroutine exited. A pool that is never closed keeps its threads, and its
-// reservation. A futex worker without a placement unlocks its thread when
-// it exits (worker.go: run): the runtime keeps the thread idle, for any
-// goroutine, as it does a plain goroutine's, and a next pool reuses it
-// instead of making one. A pinned thread ends with its worker.
+// reservation. A futex worker without a placement or a start hook unlocks
+// its thread when it exits (worker.go: run): the runtime keeps the thread
+// idle, for any goroutine, as it does a plain goroutine's, and a next pool
+// reuses it instead of making one. A pinned thread, or one a start hook may
+// have set up, ends with its worker.
 var threadBudget struct {
 	mu     sync.Mutex
 	locked int // reserved by the open pools

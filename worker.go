@@ -353,15 +353,16 @@ func (w *Worker) run() {
 	running.Set(w)
 	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
 		func(context.Context) { w.life() })
-	if p.backend.lockThread && p.place == nil {
-		// Nothing of the pool's changed the thread: it goes back to the
-		// runtime, which keeps it for other goroutines, as a plain
-		// goroutine's thread does. Left locked, it would end with the
-		// goroutine, and an OS thread's exit cost Close 0.15-0.45 ms per
-		// worker. A pinned thread is never unlocked, so that its CPU mask
-		// never reaches another goroutine. Nor is one a task locked
-		// itself and left locked: the locks nest, and it still ends with
-		// the goroutine, as the runtime ends a goroutine's thread.
+	if p.backend.lockThread && p.place == nil && p.workerStart == nil {
+		// Nothing changed the thread: it goes back to the runtime, which
+		// keeps it for other goroutines, as a plain goroutine's thread
+		// does. Left locked, it would end with the goroutine, and an OS
+		// thread's exit cost Close 0.15-0.45 ms per worker. A pinned
+		// thread is never unlocked, so that its CPU mask never reaches
+		// another goroutine, nor one whose start hook (WithWorkerStart)
+		// may have set it up. Nor is one a task locked itself and left
+		// locked: the locks nest, and it still ends with the goroutine,
+		// as the runtime ends a goroutine's thread.
 		runtime.UnlockOSThread()
 	}
 	normal = true
