@@ -317,6 +317,11 @@ func TestStatsConcurrentReaders(t *testing.T) {
 		stop := make(chan struct{})
 		var subs, reads sync.WaitGroup
 		var busy atomic.Int64 // snapshots that saw tasks queued or running: the concurrent path
+		// Each submitter's first task waits until a reader saw the pool
+		// busy: on a loaded machine the readers could otherwise miss the
+		// whole run of short tasks.
+		seen := make(chan struct{})
+		var seenOnce sync.Once
 		var bad atomic.Int64
 		var tasks sync.WaitGroup
 		tasks.Add(submitters * perSubmitter)
@@ -348,6 +353,7 @@ func TestStatsConcurrentReaders(t *testing.T) {
 					}
 					if st.Running > 0 || st.Queued > 0 {
 						busy.Add(1)
+						seenOnce.Do(func() { close(seen) })
 					}
 					if bad.Load() > 10 {
 						return
@@ -365,6 +371,9 @@ func TestStatsConcurrentReaders(t *testing.T) {
 				for i := 0; i < perSubmitter; i++ {
 					if err := p.GoContext(context.Background(), func(*Worker) {
 						defer tasks.Done()
+						if i == 0 {
+							<-seen
+						}
 						if i%100 == 0 {
 							panic("boom")
 						}
@@ -392,9 +401,8 @@ func TestStatsConcurrentReaders(t *testing.T) {
 		if want := uint64(submitters * ((perSubmitter + 99) / 100)); st.Panics != want {
 			t.Errorf("final: Panics %d, want %d", st.Panics, want)
 		}
-		if testing.Short() {
-			t.Logf("%d snapshots saw tasks in flight", busy.Load())
-		} else if busy.Load() == 0 {
+		t.Logf("%d snapshots saw tasks in flight", busy.Load())
+		if busy.Load() == 0 {
 			t.Errorf("no snapshot saw a task queued or running: the concurrent path was not exercised")
 		}
 	})

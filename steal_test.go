@@ -78,6 +78,12 @@ func TestLargePool(t *testing.T) {
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
 			defer verifyNone(t)
+			// A futex pool without a placement hands its threads back to
+			// the runtime, and the next pool reuses them instead of
+			// allocating its own: one pool of the larger size first, so
+			// that both measured pools find their threads made, as they
+			// would both make them where threads end with their workers.
+			newPoolBytesPerWorker(t, large, v.opts)
 			perSmall := newPoolBytesPerWorker(t, small, v.opts)
 			perLarge := newPoolBytesPerWorker(t, large, v.opts)
 			t.Logf("New allocated %.0f bytes per worker at %d workers, %.0f at %d", perSmall, small, perLarge, large)
