@@ -2,7 +2,6 @@ package blitz
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 )
@@ -105,22 +104,7 @@ func benchGrownPool(b *testing.B, workers int) func(*testing.B) *Pool {
 				sub.Fatal(err)
 			}
 			b.Cleanup(func() { p.Close() })
-			n := 4 * maxSweep
-			release := make(chan struct{})
-			var started, done sync.WaitGroup
-			started.Add(n)
-			done.Add(n)
-			for range n {
-				if err := p.Go(func(*Worker) { defer done.Done(); started.Done(); <-release }); err != nil {
-					sub.Fatal(err)
-				}
-			}
-			started.Wait()
-			close(release)
-			done.Wait()
-			for p.active.Load() != int32(workers) {
-				time.Sleep(time.Millisecond)
-			}
+			blockedBurst(sub, p, 4*maxSweep, workers)
 			warmFib(p, warmUpRuns())
 			sub.StartTimer()
 		}

@@ -432,3 +432,22 @@ func mapReduceRange[T any](w *Worker, lo, hi, grain int, identity T, mapper func
 	}
 	return rec(w, [2]int{lo, hi})
 }
+
+// blockedBurst runs n tasks on p that all block until each has started (so
+// the monitor adds workers for them, up to n), then releases them and waits
+// until the added workers retired and p is back at workers active: a pool
+// that grew for a server's burst and shrank back, its list of workers long.
+func blockedBurst(tb testing.TB, p *Pool, n, workers int) {
+	tb.Helper()
+	release := make(chan struct{})
+	var started, done sync.WaitGroup
+	started.Add(n)
+	done.Add(n)
+	for range n {
+		require.NoError(tb, p.Go(func(*Worker) { defer done.Done(); started.Done(); <-release }))
+	}
+	within(tb, "the blocking tasks starting", started.Wait)
+	close(release)
+	within(tb, "the blocking tasks", done.Wait)
+	eventually(tb, "the added workers retiring", func() bool { return p.active.Load() == int32(workers) })
+}

@@ -3,7 +3,6 @@ package blitz
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -159,18 +158,7 @@ func BenchmarkStealEmpty(b *testing.B) {
 func TestVictimsAfterRetirement(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2), WithParking(ParkingPortable), withMonitorHook(time.Millisecond, nil)}, func(p *Pool) {
 		requireSchedCounts(t, p)
-		n := 4 * maxSweep
-		release := make(chan struct{})
-		var started, wg sync.WaitGroup
-		started.Add(n)
-		wg.Add(n)
-		for range n {
-			require.NoError(t, p.Go(func(*Worker) { defer wg.Done(); started.Done(); <-release }))
-		}
-		within(t, "the blocking tasks starting", started.Wait)
-		close(release)
-		within(t, "the blocking tasks", wg.Wait)
-		eventually(t, "the added workers retiring", func() bool { return p.active.Load() == 2 })
+		blockedBurst(t, p, 4*maxSweep, 2)
 		ws := p.workerList()
 		require.Greater(t, len(ws)-1, int(p.sweep.Load()), "workers made: more than the sweep")
 		assert.Equal(t, 2, ws[0].victims(ws), "the flat tier of an active worker")
