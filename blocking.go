@@ -111,7 +111,10 @@ import (
 // worker sleeps and fewer workers than the pool's size are left unblocked
 // (wait.go: replaceForCall); the caller's worker is left out of the
 // monitor's counts while the call runs (Worker.blocking), as it is
-// replaced already.
+// replaced already. Not where a worker slept then, which was to take the
+// work and may have blocked in a call of its own: where the queue stalls
+// while fewer workers than the pool's size are free of calls and Block,
+// the monitor adds the missing ones.
 //
 // Where it cannot add. A pool whose workers have a placement or explicit
 // steal tiers (planned for New's workers only) has no room to grow; its cap
@@ -283,7 +286,7 @@ func (p *Pool) monitorTick() {
 	// monitorStuckTicks ticks or more, each with the part of them not in an
 	// isolated wait; moved says whether any worker started or finished a
 	// job since the last tick.
-	idle, moved := 0, false
+	idle, moved, inCall := 0, false, 0
 	var busy, long workerCounts
 	// progress counts the jobs started since the last tick (a worker new
 	// to seen counts all of its own: more progress, never less).
@@ -307,6 +310,7 @@ func (p *Pool) monitorTick() {
 		switch {
 		case w.blocking.Load() != 0:
 			seen.stuckTicks = 0 // replaced by Block already
+			inCall++
 		case st == f:
 			idle++
 			seen.stuckTicks = 0
@@ -407,6 +411,15 @@ func (p *Pool) monitorTick() {
 		// tick; restarting the ticks for them kept a pool of 10,000
 		// workers scanning itself every monitorMin.
 		blocked, suspect = 0, ready
+	}
+	// Workers blocked in a call or in Block were replaced as they
+	// blocked (wait.go: replaceForCall), but not where a worker slept
+	// then: that one was to take the work, and may have blocked in a call
+	// too, or the addition failed. So where the queue stalls while fewer
+	// workers than the pool's size are not blocked so, the missing ones are
+	// added (Go's rule for Ps, as replaceForCall's).
+	if free := active - inCall; blocked <= 0 && inCall > 0 && submitted > 0 && stalled && free < int(p.size.Load()) {
+		blocked, want = int(p.size.Load())-free, int(p.size.Load())-free
 	}
 	added := 0
 	if blocked > 0 {
