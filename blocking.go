@@ -297,6 +297,14 @@ func (p *Pool) monitorTick() {
 	// (Pool.stuck): the first after the one named last, else the first.
 	lastStuck := int(p.stuck.Load()) - 1
 	firstStuck, nextStuck := -1, -1
+	holdsWork := func(i int) {
+		if firstStuck < 0 {
+			firstStuck = i
+		}
+		if nextStuck < 0 && i > lastStuck {
+			nextStuck = i
+		}
+	}
 	for i, w := range ws[:active] {
 		s := &w.stats
 		// finished first: a count started after this load is seen by the
@@ -335,12 +343,7 @@ func (p *Pool) monitorTick() {
 		stealable := !w.deque.IsEmpty() && w.stealable.Load()
 		forked = forked || stealable
 		if (queued > 0 || stealable) && st != f && (!changed || w.blocking.Load() != 0) {
-			if firstStuck < 0 {
-				firstStuck = i
-			}
-			if nextStuck < 0 && i > lastStuck {
-				nextStuck = i
-			}
+			holdsWork(i)
 		}
 	}
 	// A worker above the active ones retires once its task returns
@@ -365,12 +368,7 @@ func (p *Pool) monitorTick() {
 			continue
 		}
 		if w.runq.len() > 0 || !w.deque.IsEmpty() && w.stealable.Load() {
-			if firstStuck < 0 {
-				firstStuck = i
-			}
-			if nextStuck < 0 && i > lastStuck {
-				nextStuck = i
-			}
+			holdsWork(i)
 		}
 	}
 	if allRetired {
@@ -389,11 +387,11 @@ func (p *Pool) monitorTick() {
 	blocked, want, confirm, ready := 0, 0, 0, true
 	switch {
 	case submitted > 0 && busy.all > 0 && m.sched != nil:
-		blocked, want, confirm, ready = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle(), int(spinParked.Load())), submitted, 2, stalled
+		blocked, want, confirm, ready = m.blocked(busy.all, busy.all, p.sleep.AwakeIdle()), submitted, 2, stalled
 	case submitted > 0 && m.sched == nil:
 		blocked, want, confirm, ready = long.all, submitted, 2, stalled
 	case forked && long.forking > 0 && m.sched != nil:
-		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle(), int(spinParked.Load())), long.forking, monitorStuckTicks
+		blocked, want, confirm = m.blocked(busy.forking, long.forking, p.sleep.AwakeIdle()), long.forking, monitorStuckTicks
 		// A GC cycle ended since the last look: its assists and stops
 		// park running workers, and a long fork-join that allocates
 		// would be taken for blocked. Such a tick confirms nothing.
@@ -418,8 +416,8 @@ func (p *Pool) monitorTick() {
 	// too, or the addition failed. So where the queue stalls while fewer
 	// workers than the pool's size are not blocked so, the missing ones are
 	// added (Go's rule for Ps, as replaceForCall's).
-	if free := active - inCall; blocked <= 0 && inCall > 0 && submitted > 0 && stalled && free < int(p.size.Load()) {
-		blocked, want = int(p.size.Load())-free, int(p.size.Load())-free
+	if missing := int(p.size.Load()) - (active - inCall); blocked <= 0 && inCall > 0 && submitted > 0 && stalled && missing > 0 {
+		blocked, want = missing, missing
 	}
 	added := 0
 	if blocked > 0 {
@@ -489,13 +487,15 @@ func (c *workerCounts) add(isolated bool) {
 // blocked estimates how many of the candidates, among busy workers, are
 // blocked (see Blocked workers): those the scheduler does not count as
 // running or runnable. m.sched is set.
-func (m *monitor) blocked(busy, candidates, awakeIdle, spinning int) int {
+func (m *monitor) blocked(busy, candidates, awakeIdle int) int {
 	metrics.Read(m.sched)
 	running := int(m.sched[0].Value.Uint64())
 	runnable := int(m.sched[1].Value.Uint64())
-	// Running or runnable, but for the monitor's own goroutine and the idle
-	// workers that are awake (searching or yielding): the busy workers that
-	// are not blocked, or other goroutines of the program.
+	spinning := int(spinParked.Load()) // the process's, as the scheduler's counts
+	// Running or runnable, but for the monitor's own goroutine, the idle
+	// workers that are awake (searching or yielding) and the spinning
+	// parks: the busy workers that are not blocked, or other goroutines
+	// of the program.
 	notBlocked := max(running-1, 0) + runnable - max(awakeIdle, 0) - max(spinning, 0)
 	return min(candidates, busy-max(notBlocked, 0))
 }
