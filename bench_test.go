@@ -95,21 +95,9 @@ func BenchmarkFib(b *testing.B) {
 // server's) and retired the added workers, then ran warmFib. Its list of
 // workers stays long; its thieves must still find each other.
 func benchGrownPool(b *testing.B, workers int) func(*testing.B) *Pool {
-	var p *Pool
-	return func(sub *testing.B) *Pool {
-		if p == nil {
-			sub.StopTimer()
-			var err error
-			if p, err = New(WithWorkers(workers), withMonitorHook(time.Millisecond, nil)); err != nil {
-				sub.Fatal(err)
-			}
-			b.Cleanup(func() { p.Close() })
-			blockedBurst(sub, p, 4*maxSweep, workers)
-			warmFib(p, warmUpRuns())
-			sub.StartTimer()
-		}
-		return p
-	}
+	return benchLongLivedPool(b, workers, []Option{withMonitorHook(time.Millisecond, nil)}, func(sub *testing.B, p *Pool) {
+		blockedBurst(sub, p, 4*maxSweep, workers)
+	})
 }
 
 // benchWarmPool returns a function that gives the long-lived pool of the
@@ -117,15 +105,24 @@ func benchGrownPool(b *testing.B, workers int) func(*testing.B) *Pool {
 // warmFib(warmUpRuns) before its first row, made at the first call (only
 // when a warm row runs) and closed when the benchmark ends.
 func benchWarmPool(b *testing.B, workers int) func(*testing.B) *Pool {
+	return benchLongLivedPool(b, workers, nil, nil)
+}
+
+// benchLongLivedPool is benchWarmPool with options for New and a prepare
+// step run before warmFib.
+func benchLongLivedPool(b *testing.B, workers int, opts []Option, prepare func(*testing.B, *Pool)) func(*testing.B) *Pool {
 	var p *Pool
 	return func(sub *testing.B) *Pool {
 		if p == nil {
 			sub.StopTimer()
 			var err error
-			if p, err = New(WithWorkers(workers)); err != nil {
+			if p, err = New(append([]Option{WithWorkers(workers)}, opts...)...); err != nil {
 				sub.Fatal(err)
 			}
 			b.Cleanup(func() { p.Close() })
+			if prepare != nil {
+				prepare(sub, p)
+			}
 			warmFib(p, warmUpRuns())
 			sub.StartTimer()
 		}
