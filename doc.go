@@ -102,15 +102,16 @@
 // one, which its pool replaces at once unless a worker sleeps or as many
 // workers as its size run unblocked (a pool at its cap lends the waiting
 // worker to a goroutine that serves the pool instead), so pools that call
-// each other, in a cycle too, never run out of workers. The same holds for waits on another pool's Group, Sub slot or
-// full queue. Calls back into a Sub whose slot the caller's task holds,
-// through any number of pools, run in that slot. What queues a task is
-// refused as from outside, but for waiting: Go and GoContext from a task
-// (and Group.Go, Sub.Go) are let in over a full queue's bound or a group's
-// limit (the task could be waiting for itself), TryGo refuses as it does
-// for anyone, and after Close has begun all three return ErrClosed, to the
-// pool's own tasks too. A Group's task that waits for its own group panics,
-// from whichever worker the waiting part runs on: it would wait for itself.
+// each other, in a cycle too, never run out of workers. The same holds for
+// waits on another pool's Group, Sub slot or full queue. Calls back into a
+// Sub whose slot the caller's task holds, through any number of pools, run
+// in that slot. What queues a task is refused as from outside, but for
+// waiting: Go and GoContext from a task (and Group.Go, Sub.Go) are let in
+// over a full queue's bound or a group's limit (the task could be waiting
+// for itself), TryGo refuses as it does for anyone, and after Close has
+// begun all three return ErrClosed, to the pool's own tasks too. A Group's
+// task that waits for its own group panics, from whichever worker the
+// waiting part runs on: it would wait for itself.
 //
 // # Panics and Goexit
 //

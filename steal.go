@@ -32,11 +32,11 @@ const maxStealPasses = 4
 // in a join that will end (it empties both before it sleeps idle), which
 // runs it itself if no thief comes, and a push onto a deque that already
 // held work, or of a batch into a run queue, wakes a sleeper
-// (sleep.NewInternalJobs). A worker blocked in a task or in a call
-// (Worker.blocking) does not run what it holds until it returns, which may
-// wait for that very work: the monitor names such a worker for the thieves
-// at each tick while it holds work (Pool.stuck, tried before the sample)
-// and wakes a sleeper to take it (blocking.go). What sampling costs is only
+// (sleep.NewInternalJobs). A worker blocked in a task, a call or Block
+// does not run what it holds until it returns, which may wait for that very
+// work: while such workers hold work the monitor names one at each tick, in
+// turn, for the thieves (Pool.stuck, tried before the sample) and wakes a
+// sleeper to take it (blocking.go). What sampling costs is only
 // that an idle worker of a very large pool may go to sleep without having
 // looked at every deque.
 const (

@@ -346,7 +346,8 @@ func (w *Worker) run() {
 		p.workerExited()
 	}()
 	if p.backend.lockThread {
-		// Unlocked at the end only where no placement pinned it (below).
+		// Unlocked at the end only where neither a placement nor a start
+		// hook may have set the thread up (below).
 		runtime.LockOSThread()
 	}
 	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
