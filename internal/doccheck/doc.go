@@ -1,0 +1,8 @@
+// Package doccheck checks what go doc and pkgsite show of the module's
+// packages against the code: UnattachedExamples finds the Example functions
+// that attach to no name, so that no page shows them, and CheckBlocks
+// type-checks the Go code blocks of the doc comments, so that a snippet
+// naming a function that moved or changed fails a test instead of a reader.
+// Its tests run both over the whole repository; the root package's
+// readme_test.go does the same for the README's programs, which it also runs.
+package doccheck
