@@ -89,9 +89,6 @@ func (e *PanicError) Unwrap() error {
 // task that panicked with io.EOF matches both ErrPanic and io.EOF.
 func (e *PanicError) Is(target error) bool { return target == ErrPanic }
 
-// newPanicError wraps a recovered value. It must be called from the deferred
-// function that recovered v, while the panicking frames are still on the
-// stack, so that debug.Stack shows them.
 // Catch calls f and returns nil if it returned, or its panic as the
 // *PanicError that a task's panic becomes: the value and the stack where it
 // happened (panic(nil) too, as everywhere in the package, also under
@@ -110,6 +107,9 @@ func Catch(f func()) (pe *PanicError) {
 	return nil
 }
 
+// newPanicError wraps a recovered value. It must be called from the deferred
+// function that recovered v, while the panicking frames are still on the
+// stack, so that debug.Stack shows them.
 func newPanicError(v any) *PanicError {
 	if pe, ok := v.(*PanicError); ok {
 		return pe
