@@ -18,9 +18,10 @@ var (
 const defaultName = "blitz-default"
 
 // Default returns the pool a program shares when it has no pool of its own,
-// for the data-parallel functions (Default is a Runner like any pool):
+// for package par's data-parallel functions (Default is a Runner like any
+// pool):
 //
-//	total := blitz.Sum(blitz.Default(), xs)
+//	total := par.Sum(blitz.Default(), xs)
 //
 // The first call creates it with SetDefaultOptions's options if that was
 // called, else with the options of New's defaults: runtime.GOMAXPROCS(0)

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz"
-	"github.com/blitz-go/blitz/par"
 )
 
 // fib forks at every level with JoinArgs: no closure, so no allocation.
@@ -98,39 +97,6 @@ func ExampleWorker_Scope() {
 		fmt.Println(files.Load())
 	})
 	// Output: 12
-}
-
-func ExampleFor() {
-	p, _ := blitz.New(blitz.WithWorkers(2))
-	defer p.Close()
-	squares := make([]int, 10)
-	p.Run(func(w *blitz.Worker) {
-		par.For(w, 0, len(squares), 0, func(_ *blitz.Worker, lo, hi int) {
-			for i := lo; i < hi; i++ {
-				squares[i] = i * i
-			}
-		})
-	})
-	fmt.Println(squares)
-	// Output: [0 1 4 9 16 25 36 49 64 81]
-}
-
-func ExampleMapReduce() {
-	p, _ := blitz.New(blitz.WithWorkers(2))
-	defer p.Close()
-	sum := blitz.Do(p, func(w *blitz.Worker) int {
-		return par.MapReduce(w, 1, 101, 16, 0,
-			func(_ *blitz.Worker, lo, hi int) int {
-				s := 0
-				for i := lo; i < hi; i++ {
-					s += i
-				}
-				return s
-			},
-			func(a, b int) int { return a + b })
-	})
-	fmt.Println(sum)
-	// Output: 5050
 }
 
 func ExamplePool_Go() {

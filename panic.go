@@ -19,18 +19,59 @@ import (
 //
 // The type is the same whether or not the panicking half happened to be
 // stolen by another worker, so a recover in user code sees one shape.
+//
+// Its Error is one line, the value only, fit for a log line or an HTTP
+// error. The stack is in Stack, and formatting with %+v prints both (as
+// zap's errorVerbose field and pkg/errors-style loggers do); a program that
+// dies of an unrecovered *PanicError shows both in its crash report.
 type PanicError struct {
 	// Value is the value passed to panic.
 	Value any
 	// Stack is the formatted stack of the panicking goroutine at the panic
-	// (runtime/debug.Stack).
+	// (runtime/debug.Stack): where the task really panicked, which the
+	// goroutine that receives the *PanicError does not show.
 	Stack []byte
 }
 
-// Error reports the panic value and the original stack, so a program that
-// crashes with a *PanicError prints where the task really panicked.
+// Error returns "blitz: task panicked: " and the value, without the stack.
+//
+// One caller gets the stack too: the runtime, when it prints the report of
+// a program that dies of an unrecovered *PanicError (a Join re-panicking in
+// a caller that does not recover, a Go task's panic without a panic handler).
+// That report otherwise shows only the goroutine that re-panicked, not where
+// the task panicked.
 func (e *PanicError) Error() string {
-	return fmt.Sprintf("blitz: task panicked: %v\n\noriginal stack:\n%s", e.Value, e.Stack)
+	line := fmt.Sprintf("blitz: task panicked: %v", e.Value)
+	if calledByCrashReport() {
+		return line + "\n\noriginal stack:\n" + string(e.Stack)
+	}
+	return line
+}
+
+// Format prints Error's line for %v and %s (and any other verb a string
+// takes), Go syntax for %#v, and for %+v the line, a blank line and the
+// stack where the task panicked.
+func (e *PanicError) Format(s fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && s.Flag('+'):
+		fmt.Fprintf(s, "%s\n\n%s", e.Error(), e.Stack)
+	case verb == 'v' && s.Flag('#'):
+		fmt.Fprintf(s, "&blitz.PanicError{Value:%#v, Stack:%#v}", e.Value, e.Stack)
+	default:
+		fmt.Fprintf(s, fmt.FormatString(s, verb), e.Error())
+	}
+}
+
+// calledByCrashReport reports whether Error's caller is the runtime turning
+// the panic values of a dying program into text (runtime.preprintpanics,
+// which calls Error on each). It walks two frames, so it is for Error only.
+func calledByCrashReport() bool {
+	var pcs [1]uintptr
+	if runtime.Callers(3, pcs[:]) == 0 { // skip Callers, calledByCrashReport, Error
+		return false
+	}
+	f, _ := runtime.CallersFrames(pcs[:]).Next()
+	return f.Function == "runtime.preprintpanics"
 }
 
 // Unwrap returns Value if it is an error, so errors.Is and errors.As see
@@ -48,9 +89,6 @@ func (e *PanicError) Unwrap() error {
 // task that panicked with io.EOF matches both ErrPanic and io.EOF.
 func (e *PanicError) Is(target error) bool { return target == ErrPanic }
 
-// newPanicError wraps a recovered value. It must be called from the deferred
-// function that recovered v, while the panicking frames are still on the
-// stack, so that debug.Stack shows them.
 // Catch calls f and returns nil if it returned, or its panic as the
 // *PanicError that a task's panic becomes: the value and the stack where it
 // happened (panic(nil) too, as everywhere in the package, also under
@@ -69,6 +107,9 @@ func Catch(f func()) (pe *PanicError) {
 	return nil
 }
 
+// newPanicError wraps a recovered value. It must be called from the deferred
+// function that recovered v, while the panicking frames are still on the
+// stack, so that debug.Stack shows them.
 func newPanicError(v any) *PanicError {
 	if pe, ok := v.(*PanicError); ok {
 		return pe

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,6 +64,34 @@ func TestPanicErrorFromDoContext(t *testing.T) {
 		}
 	})
 }
+
+// TestPanicErrorText checks what a *PanicError prints: Error is the value
+// on one line, %+v adds the stack where the task panicked, %#v is Go syntax.
+func TestPanicErrorText(t *testing.T) {
+	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
+		var err error
+		within(t, "DoContext", func() {
+			_, err = DoContext(context.Background(), p, func(*Worker) int { return panickingTask() })
+		})
+		var pe *PanicError
+		require.ErrorAs(t, err, &pe)
+		require.Contains(t, string(pe.Stack), "panickingTask", "the stack where the task panicked")
+
+		assert.Equal(t, "blitz: task panicked: out of cheese", pe.Error())
+		assert.Equal(t, pe.Error(), fmt.Sprint(pe))
+		assert.Equal(t, pe.Error(), fmt.Sprintf("%v", pe))
+		assert.Equal(t, pe.Error(), fmt.Sprintf("%s", pe))
+		assert.Equal(t, `"blitz: task panicked: out of cheese"`, fmt.Sprintf("%q", pe))
+		assert.Equal(t, "[blitz: task panicked: out of cheese]", fmt.Sprintf("%v", []error{pe}))
+		assert.Equal(t, "blitz: task panicked: out of cheese\n\n"+string(pe.Stack), fmt.Sprintf("%+v", pe))
+		assert.True(t, strings.HasPrefix(fmt.Sprintf("%#v", pe), `&blitz.PanicError{Value:"out of cheese", Stack:[]byte{`),
+			"%%#v: %.60s", fmt.Sprintf("%#v", pe))
+		// Wrapped, the wrapper's text holds the line, and errors.As the stack.
+		assert.Equal(t, "handler: blitz: task panicked: out of cheese", fmt.Errorf("handler: %w", pe).Error())
+	})
+}
+
+func panickingTask() int { panic("out of cheese") }
 
 // TestPanicNilIsAPanic checks, in a child process running with
 // GODEBUG=panicnil=1 (where recover returns nil for panic(nil), as for a

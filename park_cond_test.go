@@ -1,7 +1,6 @@
 package blitz
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -170,17 +169,4 @@ func condFib(w *Worker, n int) int {
 	}
 	a, b := Join(w, func(w *Worker) int { return condFib(w, n-1) }, func(w *Worker) int { return condFib(w, n-2) })
 	return a + b
-}
-
-// ExampleParkingCond runs a pool whose idle workers wait on a mutex and a
-// sync.Cond each, and compares nothing but the answer: the backend changes
-// how workers sleep and wake, never what they compute.
-func ExampleParkingCond() {
-	p, err := New(WithWorkers(2), WithParking(ParkingCond))
-	if err != nil {
-		panic(err)
-	}
-	defer p.Close()
-	fmt.Println(p.Parking(), Do(p, func(w *Worker) int { return condFib(w, 20) }))
-	// Output: cond 6765
 }

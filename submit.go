@@ -346,7 +346,7 @@ func callInline[T any](w *Worker, fn func(*Worker) T) T {
 //   - ctx ends while the task runs: DoContext returns at once with an error
 //     wrapping ctx.Err(); the task runs to its end and its result is
 //     dropped. fn and everything it forks see ctx as w.Context(), so
-//     compute can stop early (ForContext(w.Context(), ...)).
+//     compute can stop early (par.ForContext(w.Context(), ...)).
 //   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the panic
 //     value and the stack where it happened; the worker and the pool go on.
 //   - fn calls runtime.Goexit: ErrGoexit.

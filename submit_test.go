@@ -1025,6 +1025,36 @@ func TestGoPanicCrashes(t *testing.T) {
 
 func crashingTask() { panic("crash me") }
 
+// TestJoinPanicCrashReport checks that a program dying of a join's panic,
+// re-panicked in a caller that does not recover it, reports where the task
+// panicked: the re-panicking goroutine's own trace does not show it, so
+// PanicError.Error adds the stack for the crash report. The crash runs in a
+// child process.
+func TestJoinPanicCrashReport(t *testing.T) {
+	if os.Getenv("BLITZ_CRASH_CHILD") == "1" {
+		p, _ := New(WithWorkers(2))
+		p.Run(func(w *Worker) {
+			Join(w, func(*Worker) int { return 1 }, func(*Worker) int { return crashingHalf() })
+		})
+		return
+	}
+	testkit.SkipIfEmulated(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJoinPanicCrashReport$")
+	cmd.Env = append(os.Environ(), "BLITZ_CRASH_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Skipf("cannot run the test binary as a child (emulated?): %v", err)
+	}
+	require.NotNil(t, ee, "child: err %v, want exit status 2; output:\n%s", err, out)
+	require.Equal(t, 2, ee.ExitCode(), "output:\n%s", out)
+	assert.Contains(t, string(out), "panic: blitz: task panicked: half down")
+	assert.Contains(t, string(out), "original stack:")
+	assert.Contains(t, string(out), "crashingHalf", "the crash report shows where the task panicked")
+}
+
+func crashingHalf() int { panic("half down") }
+
 func TestClosedPool(t *testing.T) {
 	withPool(t, []Option{WithWorkers(2)}, func(p *Pool) {
 		within(t, "Close", func() {

@@ -54,10 +54,10 @@ type taskCtx struct {
 // functions, on whichever worker runs them), and context.Background() for
 // work submitted without one. A task that should stop early when its
 // submitter gives up (a server's client left) checks it, or passes it to
-// ForContext:
+// package par's ForContext:
 //
 //	blitz.DoContext(r.Context(), p, func(w *blitz.Worker) error {
-//		return blitz.ForContext(w.Context(), w, 0, n, grain, body)
+//		return par.ForContext(w.Context(), w, 0, n, grain, body)
 //	})
 func (w *Worker) Context() context.Context {
 	if w == nil {

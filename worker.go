@@ -13,8 +13,9 @@ import (
 )
 
 // A Worker is one of a pool's workers, handed to every function the pool
-// runs. Go has no thread-local storage, so fork-join code passes the Worker it
-// was given to Join, Scope, For and MapReduce (as Spice passes its *Task).
+// runs. Go has no thread-local storage, so fork-join code passes the Worker
+// it was given to Join, Scope and package par's functions (as Spice passes
+// its *Task).
 // A method called on a nil *Worker, and Join or JoinArgs given one, panics
 // with a message that names it ("blitz: Worker.Join: nil *Worker").
 //

@@ -15,7 +15,7 @@ import (
 
 // BenchmarkSortWorkSplit measures how evenly a parallel sort spreads its
 // work, independently of how many CPUs the machine lends meanwhile: it
-// sorts 256K random ints with blitz.SortFunc and a comparison that counts
+// sorts 256K random ints with par.SortFunc and a comparison that counts
 // its calls per OS thread (workers on the futex backend are locked to
 // their threads), and reports busiest-% (the share of the comparisons made
 // by the busiest worker: 50 is an even split over 2 workers; it bounds the

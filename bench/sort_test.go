@@ -11,7 +11,7 @@ import (
 	"github.com/blitz-go/blitz/par"
 )
 
-// The sort benchmarks compare blitz.Sort, SortFunc and SortStableFunc with
+// The sort benchmarks compare par.Sort, SortFunc and SortStableFunc with
 // the slices functions they replace, on 1M ints of several shapes:
 //
 //	go test -run '^$' -bench 'Sort' -count 10 | tee sort.txt

@@ -42,9 +42,9 @@
 //
 // Answers match the slices package: IndexFunc is leftmost, MinFunc returns
 // the first minimal element, Sort orders NaNs first. Searches stop once the
-// answer is known: no piece past a found match starts. The error loops
-// likewise return the lowest index's error, the one a sequential loop
-// returns, and start no piece past it.
+// answer is known (see Searches below): no piece past a found match starts.
+// The error loops likewise return the lowest index's error, the one a
+// sequential loop returns, and start no piece past it.
 //
 // # Rules
 //
@@ -62,6 +62,24 @@
 //     waits for stolen pieces its worker runs only pieces of the same call.
 //     A callback that takes a lock held around the call deadlocks, as it
 //     would run sequentially.
+//
+// # Searches
+//
+// Any, All, Contains, ContainsFunc, IndexAnyFunc and FindAny stop at the
+// first match any worker finds: every running piece checks a shared result
+// before each block of elements (32, doubling up to 1024 within a piece)
+// and stops once it is set, and pieces not yet started skip at once. So the
+// predicate runs on an unspecified subset of the slice, in parallel, and at
+// most a block per running piece is examined after the match.
+//
+// IndexFunc and Index return the leftmost match. They keep the smallest
+// match index found so far: pieces right of it stop or skip, pieces left of
+// it run to their end, since they may still hold a smaller one. They search
+// the slice in windows from the left, each searched in parallel and each
+// twice as long as the last, up to a sixteenth of the slice, and a window
+// right of the one holding the answer never starts: the elements examined
+// are those up to the answer and at most one window more. LastIndexFunc is
+// the mirror image, from the right.
 //
 // # Splitting
 //

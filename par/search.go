@@ -270,8 +270,9 @@ func searchEqual[S ~[]E, E comparable](name string, r blitz.Runner, s S, v E, mo
 }
 
 // Any reports whether pred(x) is true for some element x of s. It stops
-// every worker as soon as one found a match (see the search engine above),
-// so pred is called on an unspecified subset of s, potentially in parallel.
+// every worker as soon as one found a match (see Searches in the package
+// documentation), so pred is called on an unspecified subset of s,
+// potentially in parallel.
 // An empty s gives false. A nil pred panics.
 func Any[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) bool {
 	return searchFunc("Any", r, s, pred, searchAnyMatch, false) >= 0

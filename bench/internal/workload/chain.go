@@ -10,7 +10,7 @@ import (
 // The chain-sum workload is Blitz's "chain(2x5M) + sum": the sum of two
 // slices of 5M int64 (0, 1, ..., n-1 each) as one sequence. seq is two
 // loops, the plain-Go version goChunks over the 2n indexes of the chain,
-// the pool's two blitz.Sum calls forked with Join.
+// the pool's two par.Sum calls forked with Join.
 
 // chainCases are the chain-sum rows.
 func chainCases(cfg Config) []Case {

@@ -10,7 +10,7 @@ import (
 // The chunks-sum workload is Blitz's "chunks(1000) + sum": the int64 0, 1,
 // ..., n-1 cut into chunks of 1000, each chunk summed, the chunk sums added.
 // seq is the loop over chunks, the plain-Go version goChunks over chunk
-// indexes, the pool's blitz.Chunks writing each chunk's sum into its slot
+// indexes, the pool's par.Chunks writing each chunk's sum into its slot
 // (the slots are allocated once per row) and a loop adding the slots.
 
 // sumInts is the sum of s, the leaf of every impl.

@@ -16,7 +16,7 @@ import (
 // sorting a fresh copy of 1M float64 of each shape (the copy untimed). seq is
 // slices.Sort; the plain-Go version is a parallel quicksort that forks a
 // goroutine per partition above sortGoCutoff and finishes parts with
-// slices.Sort; the pool's is blitz.Sort.
+// slices.Sort; the pool's is par.Sort.
 
 // sortGoCutoff is the part length at or below which sortGo calls
 // slices.Sort.
