@@ -74,9 +74,10 @@ func TestProxyLayout(t *testing.T) {
 		require.NoError(t, err, c.path)
 		assert.Equal(t, c.files, zipNames(t, zipName), c.path)
 	}
-	// The root's zip leaves out the nested modules (blitzprom, tools), the
-	// ignored build.out and the uncommitted blitzprom/new.go; the
-	// testdata module is a directory of the root's like any other.
+	// The root's zip leaves out the nested modules (blitzprom, tools, and
+	// testdata/other, whose go.mod makes it one to the zip though it is no
+	// module of the repository's), the ignored build output and the file
+	// not committed.
 	zr, err := zip.OpenReader(filepath.Join(dir, "example.com/lib/@v/v0.1.0.zip"))
 	require.NoError(t, err)
 	defer zr.Close()
