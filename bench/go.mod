@@ -4,7 +4,7 @@ go 1.24.0
 
 require (
 	github.com/alitto/pond/v2 v2.7.1
-	github.com/blitz-go/blitz v0.0.0
+	github.com/blitz-go/blitz v0.1.0
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/sourcegraph/conc v0.3.0
 	github.com/stretchr/testify v1.12.1
@@ -32,5 +32,3 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 )
-
-replace github.com/blitz-go/blitz => ../

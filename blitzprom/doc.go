@@ -1,4 +1,5 @@
-// Package blitzprom exports a blitz Pool's Stats to Prometheus.
+// Package blitzprom exports the counters of a blitz Pool (Stats) and of its
+// Subs (SubStats) to Prometheus.
 //
 // The library keeps its counters itself (per-worker, fixed buckets, no
 // metrics dependency) and hands out a snapshot, blitz.Stats. This package is
@@ -44,4 +45,30 @@
 // not of completed ones: rates and quantiles from it are right, totals are
 // blitz_tasks_completed_total's. Build the pool with
 // blitz.WithLatencySampling(1) to time every task.
+//
+// # Subs
+//
+// A SubCollector exports a Sub's SubStats. Its series carry the constant
+// label sub="NAME" and are named apart from the pool's, since the parent's
+// Stats already count the Sub's tasks that entered its queue:
+//
+//	reg.MustRegister(blitzprom.NewCollector(pool, "images"), blitzprom.NewSubCollector(thumbs, "thumbs"))
+//
+//	blitz_sub_limit                      gauge      tasks under way at once, at most (SubStats.Limit)
+//	blitz_sub_capacity                   gauge      tasks waiting for a slot, at most (SubStats.Capacity)
+//	blitz_sub_tasks_queued               gauge      accepted tasks not started yet (SubStats.Queued)
+//	blitz_sub_tasks_running              gauge      tasks running now (SubStats.Running)
+//	blitz_sub_tasks_submitted_total      counter    tasks accepted (SubStats.Submitted)
+//	blitz_sub_tasks_completed_total      counter    tasks finished, panicked and withdrawn ones included (SubStats.Completed)
+//	blitz_sub_task_panics_total          counter    tasks that panicked (SubStats.Panics)
+//	blitz_sub_tasks_rejected_total       counter    submissions refused with ErrQueueFull (SubStats.Rejected)
+//	blitz_sub_tasks_abandoned_total      counter    submissions that gave up waiting for room (SubStats.Abandoned)
+//	blitz_sub_inline_calls_total         counter    calls that ran without a slot of their own (SubStats.Inline)
+//
+// Subs of different pools may share a name: register each pool's
+// SubCollectors through prometheus.WrapRegistererWith with a label that
+// names the pool (the pool's Collector has its pool label already):
+//
+//	sub := blitzprom.NewSubCollector(thumbs, "thumbs")
+//	prometheus.WrapRegistererWith(prometheus.Labels{"pool": "images"}, reg).MustRegister(sub)
 package blitzprom

@@ -3,7 +3,7 @@ module github.com/blitz-go/blitz/blitzprom
 go 1.24.0
 
 require (
-	github.com/blitz-go/blitz v0.0.0
+	github.com/blitz-go/blitz v0.1.0
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
 	go.uber.org/goleak v1.3.0
@@ -22,5 +22,3 @@ require (
 	golang.org/x/sys v0.41.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )
-
-replace github.com/blitz-go/blitz => ../

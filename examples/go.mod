@@ -3,7 +3,7 @@ module github.com/blitz-go/blitz/examples
 go 1.24.0
 
 require (
-	github.com/blitz-go/blitz v0.0.0
+	github.com/blitz-go/blitz v0.1.0
 	github.com/panjf2000/ants/v2 v2.12.1
 	github.com/prometheus/client_golang v1.23.2
 	github.com/tsenart/vegeta/v12 v12.13.0
@@ -27,7 +27,7 @@ require (
 	git.sr.ht/~sbinet/gg v0.6.0 // indirect
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
-	github.com/blitz-go/blitz/blitzprom v0.0.0
+	github.com/blitz-go/blitz/blitzprom v0.1.0
 	github.com/campoy/embedmd v1.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
@@ -44,7 +44,3 @@ require (
 	golang.org/x/text v0.28.0 // indirect
 	google.golang.org/protobuf v1.36.8 // indirect
 )
-
-replace github.com/blitz-go/blitz => ../
-
-replace github.com/blitz-go/blitz/blitzprom => ../blitzprom
