@@ -131,6 +131,9 @@ type groupTask struct {
 	// into the Sub in that slot (Sub.heldBy). Links with neither g nor sub
 	// only join two chains (taskctx.go: enterJob).
 	sub *Sub
+	// rec is the task's context record, pushed by the worker that runs it
+	// (enterGroupTask), once: a task runs at most once (claimed).
+	rec taskCtx
 }
 
 // within reports whether t, or a task it runs within (through below and
@@ -326,7 +329,7 @@ func (g *Group) admitWaiting() *groupTask {
 // start submits an admitted task to the pool. If the pool refuses it (it
 // is closing), the group records the error instead of running it.
 func (g *Group) start(t *groupTask) {
-	if err := g.pool.Go(t.runSubmitted); err != nil && t.claimed.CompareAndSwap(false, true) {
+	if err := g.pool.submit(context.Background(), t, true, "Group.Go"); err != nil && t.claimed.CompareAndSwap(false, true) {
 		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
 		g.finish()
 	}
@@ -389,11 +392,25 @@ func (g *Group) enqueue(t *groupTask) {
 	g.queue = append(g.queue, t)
 }
 
-// runSubmitted is the task as submitted to the pool.
-func (t *groupTask) runSubmitted(w *Worker) {
-	if t.claimed.CompareAndSwap(false, true) {
-		t.g.run(w, t)
+// run is the task as submitted to the pool (a task, as a goJob: the task
+// itself, not a func value made for it, saves an allocation per Go). A
+// task claimed already (run by a Wait) is skipped. It starts with no
+// context in force, as a goJob does.
+func (t *groupTask) run(w *Worker) {
+	if !t.claimed.CompareAndSwap(false, true) {
+		return
 	}
+	if w.origin != nil {
+		outer, _ := w.enterCtx(nil)
+		defer w.leaveCtx(outer)
+	}
+	t.g.run(w, t)
+}
+
+// finish is a goJob's: Group.run recovers the task's panic and Goexit
+// itself, so only a panic of the group's own bookkeeping gets here.
+func (t *groupTask) finish(w *Worker, pe *PanicError, goexit bool) {
+	goJob(nil).finish(w, pe, goexit)
 }
 
 // run runs a claimed task and records its outcome: an error, a panic
@@ -459,7 +476,7 @@ func (g *Group) finish() {
 		if t == nil {
 			return
 		}
-		err := g.pool.Go(t.runSubmitted)
+		err := g.pool.submit(context.Background(), t, true, "Group.Go")
 		if err == nil || !t.claimed.CompareAndSwap(false, true) {
 			return
 		}

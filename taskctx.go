@@ -86,12 +86,19 @@ func (w *Worker) enterCtx(origin *taskCtx) (outer *taskCtx, pushed bool) {
 // record it replaces. The head's store publishes the immutable record to
 // thieves (originAt's load).
 func (w *Worker) pushCtx(origin *taskCtx) (outer *taskCtx) {
+	return w.pushCtxIn(new(taskCtx), origin)
+}
+
+// pushCtxIn is pushCtx with the record in rec, a new one (a Group task
+// brings its own: enterGroupTask).
+func (w *Worker) pushCtxIn(rec *taskCtx, origin *taskCtx) (outer *taskCtx) {
 	outer = w.ctxs.Load()
 	var c context.Context
 	if origin != nil {
 		c = origin.ctx
 	}
-	w.ctxs.Store(&taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer, group: w.groupTask})
+	*rec = taskCtx{ctx: c, origin: origin, depth: w.depth, outer: outer, group: w.groupTask}
+	w.ctxs.Store(rec)
 	w.origin = origin
 	return outer
 }
@@ -126,7 +133,7 @@ func (w *Worker) leaveJob(outer *taskCtx, below *groupTask, pushed bool) {
 // it, however t ends.
 func (w *Worker) enterGroupTask(t *groupTask) (outer *taskCtx) {
 	t.below, w.groupTask = w.groupTask, t
-	return w.pushCtx(w.origin)
+	return w.pushCtxIn(&t.rec, w.origin)
 }
 
 // leaveGroupTask restores what enterGroupTask changed.
