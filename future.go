@@ -1,0 +1,312 @@
+package blitz
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/blitz-go/blitz/sleep"
+)
+
+// Result handles.
+//
+// Submit queues a function as Pool.Go or Sub.Go does and returns a Future,
+// which is itself the task: the pool runs it with Worker.runTask (or a Sub
+// with runOne), which calls run and then finish however run ended, and
+// finish completes the Future with what fn returned, its panic as a
+// *PanicError or its Goexit as ErrGoexit. A refused submission completes it
+// at once with the refusal. So every Future completes, exactly once, and
+// completion is what every waiter waits for:
+//
+//	futureQueued --start (a worker, in run)----------> futureStarted
+//	futureQueued --claim (a Wait on a task of the pool)-> futureClaimed
+//
+// Both are CASes from futureQueued, as callJob's start and withdraw are:
+// exactly one runs fn. A Wait called on a worker of the pool that runs fn
+// (the Sub's parent, for a Sub) claims a Future that no worker has started
+// and runs fn itself, on its own worker, as Group.Wait runs the group's
+// tasks that nobody started: a task that waits for a Future it submitted
+// does not wait for a worker, and a task of a Sub at its limit does not
+// wait for the slot it holds. The queued entry stays where it is, and the
+// worker that takes it finds it claimed and skips it (a Sub's queue drops
+// it at once: Sub.unqueue).
+//
+// Completion closes done, under mu, and Sets the latch of every waiter
+// that runs a worker: a Wait on a worker of any pool sleeps there as a call
+// into another pool does (Worker.waitCall), its pool replacing it or
+// lending it to a goroutine that serves the pool, as Group.Wait does on a
+// task of another pool. Other goroutines wait on done. A waiter adds its
+// latch under mu only while done is open, so it is either Set or sees done
+// closed.
+
+// A Future is the handle of a function submitted with Submit: its result,
+// or why there is none, once it has run. Wait returns them; WaitContext
+// stops waiting when a context ends; Done is closed once they are there.
+// Any number of goroutines may wait for one Future, each getting the same
+// result.
+//
+// A Future comes from Submit only: the zero Future is not one, and its
+// methods panic, as they do on a nil *Future.
+type Future[T any] struct {
+	fn   func(*Worker) (T, error)
+	pool *Pool    // the pool whose workers run fn: Submit's, or the Sub's parent
+	st   *subTask // fn's entry in a Sub, nil for a pool
+
+	// state is futureQueued until a worker starts fn (futureStarted) or
+	// a Wait claims it (futureClaimed), each with a CAS; loaded by finish.
+	state atomic.Uint32
+
+	// val and err are the outcome: written once, by whoever completes
+	// the Future, before done is closed; read after done is closed.
+	val T
+	err error
+
+	mu   sync.Mutex
+	done chan struct{} // closed by complete, under mu
+	// waiters are the Waits on workers, asleep on their latches until
+	// complete Sets them. Under mu.
+	waiters []groupWaiter
+}
+
+const (
+	futureQueued = iota
+	futureStarted
+	futureClaimed
+)
+
+// Submit queues fn to run once on a worker of s, a *Pool or a *Sub, and
+// returns its Future at once. Submission follows Pool.Go and Sub.Go: it is
+// FIFO, safe from any goroutine, tasks of the pool included, and with a
+// full bounded queue Submit waits for room (from a task of the pool it is
+// let in over the bound instead).
+//
+// Where Pool.Go's fn has nowhere to report, Submit's reports to its Future:
+//
+//   - fn returns: Wait returns what it returned, result and error.
+//   - fn panics: a *PanicError (errors.Is(err, ErrPanic)) with the value
+//     and the stack where it happened, and the zero T; the panic handler
+//     (WithPanicHandler) is not called, and the worker goes on.
+//   - fn calls runtime.Goexit: ErrGoexit, and the zero T; fn ends, the
+//     worker goes on.
+//   - the pool or the Sub is closed: an error wrapping ErrClosed, and fn
+//     never runs. Submit never returns a Future that does not complete.
+//
+// fn sees the Background context as w.Context(), as a task of Pool.Go
+// does. The type set of s is *Pool and *Sub only, so one call serves both
+// and a mistake is a compile error; a nil *Pool or *Sub, or a nil fn,
+// panics.
+func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, error)) *Future[T] {
+	f := &Future[T]{fn: fn, done: make(chan struct{})}
+	var err error
+	switch s := any(s).(type) {
+	case *Pool:
+		if s == nil {
+			panic("blitz: Submit: nil *Pool")
+		}
+		if fn == nil {
+			panic("blitz: Submit: nil function")
+		}
+		f.pool = s
+		err = s.submit(context.Background(), f, true, "Submit")
+	case *Sub:
+		if s == nil {
+			panic("blitz: Submit: nil *Sub")
+		}
+		if fn == nil {
+			panic("blitz: Submit: nil function")
+		}
+		f.pool, f.st = s.p, &subTask{s: s, t: f}
+		err = s.submit(context.Background(), f.st, true, "Submit")
+	}
+	if err != nil {
+		var zero T
+		f.complete(zero, fmt.Errorf("blitz: Submit: %w", err))
+	}
+	return f
+}
+
+// Wait waits until fn has run and returns its outcome (see Submit).
+//
+// Called from a task of the pool that runs fn (the Sub's parent, for a
+// Sub), Wait runs fn itself, on the caller's worker, if no worker has
+// started it yet, as Group.Wait does for the group's tasks (for a Sub,
+// without a slot, as DoIn from such a task does); a panic or a Goexit of fn
+// still comes back as an error and never unwinds the caller. Otherwise it
+// waits as a task waits for a call into another pool: its worker blocked,
+// and its pool adding a worker meanwhile, or lending this one to a
+// goroutine that serves the pool (see "Calls from inside a task" in the
+// package documentation); a plain goroutine blocks without burning CPU. A
+// task that waits for its own Future, directly or through tasks that wait
+// for it, waits for good, as a goroutine waiting for itself does.
+func (f *Future[T]) Wait() (T, error) {
+	f.check("Future.Wait")
+	if !f.completed() {
+		f.wait(nil)
+	}
+	return f.val, f.err
+}
+
+// WaitContext is Wait that stops waiting when ctx ends first: it then
+// returns ctx.Err(), and fn still runs; a later Wait gets its outcome.
+// Called from a task of the pool that runs fn, with fn not yet started, it
+// runs fn itself as Wait does, and returns ctx.Err() if ctx ended before fn
+// returned, as DoContext does on the pool's own worker. A nil ctx panics.
+func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
+	f.check("Future.WaitContext")
+	if ctx == nil {
+		panic("blitz: Future.WaitContext: nil context")
+	}
+	var zero T
+	if f.completed() {
+		return f.val, f.err
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	if f.wait(ctx.Done()) {
+		return zero, ctx.Err()
+	}
+	return f.val, f.err
+}
+
+// Done returns a channel that is closed once fn's outcome is there: Wait
+// then returns at once. It is for a select among other events.
+func (f *Future[T]) Done() <-chan struct{} {
+	f.check("Future.Done")
+	return f.done
+}
+
+// check panics, naming the method name, on a nil or zero Future.
+func (f *Future[T]) check(name string) {
+	if f == nil {
+		panic("blitz: " + name + ": nil *Future")
+	}
+	if f.done == nil {
+		panic("blitz: " + name + ": zero Future (a Future comes from Submit)")
+	}
+}
+
+// completed reports whether the outcome is there.
+func (f *Future[T]) completed() bool {
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits until f completes, or until stop is closed (it then reports
+// true, unless f completed meanwhile). A nil stop never closes.
+func (f *Future[T]) wait(stop <-chan struct{}) (stopped bool) {
+	w := currentWorker()
+	if w == nil {
+		select {
+		case <-f.done:
+			return false
+		case <-stop:
+			return !f.completed()
+		}
+	}
+	if w.pool == f.pool && f.state.CompareAndSwap(futureQueued, futureClaimed) {
+		f.runClaimed(w)
+		select {
+		case <-stop:
+			return true // it ended before fn returned, or as it did
+		default:
+			return false
+		}
+	}
+	l := new(sleep.CoreLatch)
+	f.mu.Lock()
+	if f.completed() {
+		f.mu.Unlock()
+		return false
+	}
+	f.waiters = append(f.waiters, groupWaiter{l, w})
+	f.mu.Unlock()
+	return w.waitCall(l, stop) && !f.completed()
+}
+
+// runClaimed runs fn, claimed by a Wait on w, a worker of the pool that
+// runs it: on a goroutine the worker is lent to (Worker.runLent), so that a
+// Goexit ends fn and not the caller, with the Background context in force
+// as for a submitted task, and completes f with the outcome. A Sub's queue
+// drops the entry first.
+func (f *Future[T]) runClaimed(w *Worker) {
+	if f.st != nil {
+		f.st.s.unqueue(f.st)
+	}
+	var (
+		val T
+		err error
+	)
+	w.runLent(func(w *Worker) {
+		outer, _ := w.enterCtx(nil)
+		d := w.depth
+		returned := false
+		defer func() {
+			if !returned {
+				if pe := unwinding(recover()); pe != nil {
+					err = pe
+				} else {
+					err = ErrGoexit
+				}
+				w.depth = d
+			}
+			w.leaveCtx(outer)
+		}()
+		val, err = f.fn(w)
+		returned = true
+	})
+	f.complete(val, err)
+}
+
+// run is the task as a worker runs it (Worker.runTask, or Sub.runOne):
+// it runs fn unless a Wait claimed it first.
+func (f *Future[T]) run(w *Worker) {
+	if !f.state.CompareAndSwap(futureQueued, futureStarted) {
+		return // claimed: the Wait runs it
+	}
+	if w.origin != nil { // a worker lent out while a task with a context waits (goJob.run)
+		runWithoutCtx(w, func(w *Worker) { f.val, f.err = f.fn(w) })
+		return
+	}
+	f.val, f.err = f.fn(w)
+}
+
+// finish completes f with fn's outcome, unless a Wait claimed it (then run
+// did nothing). state was written by this worker's own CAS in run or by the
+// claiming Wait's before it; either way run's CAS ordered it before this
+// load.
+func (f *Future[T]) finish(_ *Worker, pe *PanicError, goexit bool) {
+	if f.state.Load() == futureClaimed {
+		return
+	}
+	var zero T
+	switch {
+	case pe != nil:
+		f.complete(zero, pe)
+	case goexit:
+		f.complete(zero, ErrGoexit)
+	default:
+		f.complete(f.val, f.err)
+	}
+}
+
+// complete records the outcome, closes done and wakes the waiters on
+// workers. It is called once.
+func (f *Future[T]) complete(val T, err error) {
+	f.val, f.err = val, err
+	f.mu.Lock()
+	close(f.done)
+	ws := f.waiters
+	f.waiters = nil
+	f.mu.Unlock()
+	for _, gw := range ws {
+		if gw.l.Set() {
+			gw.w.pool.sleep.NotifyWorkerLatchIsSet(gw.w.index)
+		}
+	}
+}
