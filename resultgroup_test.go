@@ -158,9 +158,9 @@ func TestResultGroupErrors(t *testing.T) {
 				if join {
 					r.JoinErrors()
 				}
-				first := make(chan struct{})
-				r.Go(func(*Worker) (string, error) { <-first; return "x", errB })
-				r.Go(func(*Worker) (string, error) { defer close(first); return "y", errA })
+				// x fails after y: the first error cancels the context.
+				r.Go(func(*Worker) (string, error) { <-ctx.Done(); return "x", errB })
+				r.Go(func(*Worker) (string, error) { return "y", errA })
 				r.Go(func(*Worker) (string, error) { return "z", nil })
 				res, err := rgWait(t, r)
 				assert.Equal(t, []string{"x", "y", "z"}, res)
