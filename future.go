@@ -32,13 +32,25 @@ import (
 // worker that takes it finds it claimed and skips it (a Sub's queue drops
 // it at once: Sub.unqueue).
 //
-// Completion closes done, under mu, and Sets the latch of every waiter
-// that runs a worker: a Wait on a worker of any pool sleeps there as a call
-// into another pool does (Worker.waitCall), its pool replacing it or
-// lending it to a goroutine that serves the pool, as Group.Wait does on a
-// task of another pool. Other goroutines wait on done. A waiter adds its
-// latch under mu only while done is open, so it is either Set or sees done
-// closed.
+// Completion wakes every waiter that registered before it: a Wait on a
+// worker of any pool sleeps on a latch as a call into another pool does
+// (Worker.waitCall), its pool replacing it or lending it to a goroutine
+// that serves the pool, as Group.Wait does on a task of another pool;
+// completion Sets the latch. Any other goroutine waits on a channel that
+// completion signals, recycled as a Do caller's is (doneChans): a Future
+// allocates no channel of its own unless Done asks for one. Whether anyone
+// registered is a word of its own, phase, so that a Future that nobody
+// waits for yet completes with one CAS and no lock (a batch of Futures,
+// most of which are complete when their Wait comes):
+//
+//	futureOpen --watch (a waiter, under mu)-------> futureWatched
+//	futureOpen --complete (no waiter)-------------> futureComplete
+//	futureWatched --complete (under mu, wakes them)-> futureComplete
+//
+// watch and the lock-free complete are CASes from futureOpen, so one wins:
+// a waiter that lost sees futureComplete and does not wait; a complete
+// that lost takes mu, which the waiter holds until it has registered, and
+// wakes it.
 
 // A Future is the handle of a function submitted with Submit: its result,
 // or why there is none, once it has run. Wait returns them; WaitContext
@@ -58,22 +70,74 @@ type Future[T any] struct {
 	state atomic.Uint32
 
 	// val and err are the outcome: written once, by whoever completes
-	// the Future, before done is closed; read after done is closed.
+	// the Future, before phase becomes futureComplete; read after it is
+	// seen so.
 	val T
 	err error
+	// phase is futureOpen, futureWatched (watch, under mu) and
+	// futureComplete (complete, for good): CAS or store by both, under mu
+	// but for complete's CAS from futureOpen; loaded by the waiters,
+	// without mu on their fast path. sync/atomic.
+	phase atomic.Uint32
 
-	mu   sync.Mutex
-	done chan struct{} // closed by complete, under mu
-	// waiters are the Waits on workers, asleep on their latches until
-	// complete Sets them. Under mu.
-	waiters []groupWaiter
+	mu sync.Mutex
+	// done is Done's channel, made by the first Done and closed by
+	// complete; nil until then. first and more are the waits that
+	// complete must wake: the first one to register in first (its zero
+	// value for none), saving an allocation, the others in more. All
+	// under mu.
+	done  chan struct{}
+	first futureWaiter
+	more  []futureWaiter
 }
+
+// A futureWaiter is a Wait that sleeps until complete wakes it: on the
+// latch l, for a Wait on worker w (as in a call, Worker.waitCall), or on
+// ch, a channel of doneChans, for any other goroutine.
+type futureWaiter struct {
+	ch chan struct{}
+	l  *sleep.CoreLatch
+	w  *Worker
+}
+
+// wake wakes the waiter.
+func (fw futureWaiter) wake() {
+	if fw.ch != nil {
+		fw.ch <- struct{}{} // room for one: never blocks
+		return
+	}
+	if fw.l.Set() {
+		fw.w.pool.sleep.NotifyWorkerLatchIsSet(fw.w.index)
+	}
+}
+
+// closedChan is Done's channel for a Future already complete.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 const (
 	futureQueued = iota
 	futureStarted
 	futureClaimed
 )
+
+const (
+	futureOpen = iota
+	futureWatched
+	futureComplete
+)
+
+// completed reports whether the outcome is there.
+func (f *Future[T]) completed() bool { return f.phase.Load() == futureComplete }
+
+// watch marks f watched before a waiter registers, and reports false if f
+// completed first (then nothing may register). f.mu is held.
+func (f *Future[T]) watch() bool {
+	return f.phase.CompareAndSwap(futureOpen, futureWatched) || !f.completed()
+}
 
 // Submit queues fn to run once on a worker of s, a *Pool or a *Sub, and
 // returns its Future at once. Submission follows Pool.Go and Sub.Go: it is
@@ -97,7 +161,7 @@ const (
 // and a mistake is a compile error; a nil *Pool or *Sub, or a nil fn,
 // panics.
 func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, error)) *Future[T] {
-	f := &Future[T]{fn: fn, done: make(chan struct{})}
+	f := &Future[T]{fn: fn}
 	var err error
 	switch s := any(s).(type) {
 	case *Pool:
@@ -174,6 +238,14 @@ func (f *Future[T]) WaitContext(ctx context.Context) (T, error) {
 // then returns at once. It is for a select among other events.
 func (f *Future[T]) Done() <-chan struct{} {
 	f.check("Future.Done")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.watch() {
+		return closedChan
+	}
+	if f.done == nil {
+		f.done = make(chan struct{})
+	}
 	return f.done
 }
 
@@ -182,18 +254,8 @@ func (f *Future[T]) check(name string) {
 	if f == nil {
 		panic("blitz: " + name + ": nil *Future")
 	}
-	if f.done == nil {
+	if f.pool == nil {
 		panic("blitz: " + name + ": zero Future (a Future comes from Submit)")
-	}
-}
-
-// completed reports whether the outcome is there.
-func (f *Future[T]) completed() bool {
-	select {
-	case <-f.done:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -201,15 +263,7 @@ func (f *Future[T]) completed() bool {
 // true, unless f completed meanwhile). A nil stop never closes.
 func (f *Future[T]) wait(stop <-chan struct{}) (stopped bool) {
 	w := currentWorker()
-	if w == nil {
-		select {
-		case <-f.done:
-			return false
-		case <-stop:
-			return !f.completed()
-		}
-	}
-	if w.pool == f.pool && f.state.CompareAndSwap(futureQueued, futureClaimed) {
+	if w != nil && w.pool == f.pool && f.state.CompareAndSwap(futureQueued, futureClaimed) {
 		f.runClaimed(w)
 		select {
 		case <-stop:
@@ -218,15 +272,43 @@ func (f *Future[T]) wait(stop <-chan struct{}) (stopped bool) {
 			return false
 		}
 	}
-	l := new(sleep.CoreLatch)
+	var fw futureWaiter
+	if w != nil {
+		fw.l, fw.w = new(sleep.CoreLatch), w
+	} else {
+		fw.ch = newDone()
+	}
 	f.mu.Lock()
-	if f.completed() {
+	if !f.watch() {
 		f.mu.Unlock()
+		if fw.ch != nil {
+			doneChans.Put(fw.ch)
+		}
 		return false
 	}
-	f.waiters = append(f.waiters, groupWaiter{l, w})
+	if f.first == (futureWaiter{}) {
+		f.first = fw
+	} else {
+		f.more = append(f.more, fw)
+	}
 	f.mu.Unlock()
-	return w.waitCall(l, stop) && !f.completed()
+	if w != nil {
+		return w.waitCall(fw.l, stop) && !f.completed()
+	}
+	if stop == nil { // Wait: a receive costs less than a select
+		<-fw.ch
+		doneChans.Put(fw.ch)
+		return false
+	}
+	select {
+	case <-fw.ch:
+		doneChans.Put(fw.ch)
+		return false
+	case <-stop:
+		// The channel is left to the collector: complete may still
+		// send on it.
+		return !f.completed()
+	}
 }
 
 // runClaimed runs fn, claimed by a Wait on w, a worker of the pool that
@@ -280,33 +362,49 @@ func (f *Future[T]) run(w *Worker) {
 // did nothing). state was written by this worker's own CAS in run or by the
 // claiming Wait's before it; either way run's CAS ordered it before this
 // load.
-func (f *Future[T]) finish(_ *Worker, pe *PanicError, goexit bool) {
+func (f *Future[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	if f.state.Load() == futureClaimed {
 		return
 	}
-	var zero T
+	var (
+		zero    T
+		outside bool
+	)
 	switch {
 	case pe != nil:
-		f.complete(zero, pe)
+		outside = f.complete(zero, pe)
 	case goexit:
-		f.complete(zero, ErrGoexit)
+		outside = f.complete(zero, ErrGoexit)
 	default:
-		f.complete(f.val, f.err)
+		outside = f.complete(f.val, f.err)
+	}
+	if outside {
+		w.handOff(handoffToCaller) // as for a DoContext caller (callJob.finish)
 	}
 }
 
-// complete records the outcome, closes done and wakes the waiters on
-// workers. It is called once.
-func (f *Future[T]) complete(val T, err error) {
+// complete records the outcome, closes done and wakes the waiters, and
+// reports whether one of them waits outside the pool. It is called once.
+func (f *Future[T]) complete(val T, err error) (outside bool) {
 	f.val, f.err = val, err
-	f.mu.Lock()
-	close(f.done)
-	ws := f.waiters
-	f.waiters = nil
-	f.mu.Unlock()
-	for _, gw := range ws {
-		if gw.l.Set() {
-			gw.w.pool.sleep.NotifyWorkerLatchIsSet(gw.w.index)
-		}
+	if f.phase.CompareAndSwap(futureOpen, futureComplete) {
+		return false // nobody registered, and nobody will
 	}
+	f.mu.Lock()
+	f.phase.Store(futureComplete)
+	if f.done != nil {
+		close(f.done)
+	}
+	first, more := f.first, f.more
+	f.first, f.more = futureWaiter{}, nil
+	f.mu.Unlock()
+	if first != (futureWaiter{}) {
+		first.wake()
+		outside = first.ch != nil
+	}
+	for _, fw := range more {
+		fw.wake()
+		outside = outside || fw.ch != nil
+	}
+	return outside
 }
