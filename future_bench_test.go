@@ -14,13 +14,14 @@ import (
 //   - shape=one: one submission, then its wait (a round trip; api=do is
 //     Do, the synchronous call, for reference).
 //   - shape=batch: 64 submissions, then the wait for all 64 (ns/op is per
-//     batch; api=resultgroup is a ResultGroup's Go and Wait).
+//     batch; api=resultgroup is a ResultGroup's Go and Wait, api=group a
+//     Group's, which it is built on, with a slice for the results).
 func BenchmarkSubmitWait(b *testing.B) {
 	fn := func(*Worker) (int, error) { return 1, nil }
 	const batch = 64
 	for _, c := range []struct{ shape, api string }{
 		{"one", "submit"}, {"one", "go-waitgroup"}, {"one", "do"},
-		{"batch", "submit"}, {"batch", "go-waitgroup"}, {"batch", "resultgroup"},
+		{"batch", "submit"}, {"batch", "go-waitgroup"}, {"batch", "resultgroup"}, {"batch", "group"},
 	} {
 		b.Run("shape="+c.shape+"/api="+c.api, func(b *testing.B) {
 			p, err := New(WithWorkers(2))
@@ -61,6 +62,12 @@ func BenchmarkSubmitWait(b *testing.B) {
 						g.Go(fn)
 					}
 					res, _ = g.Wait()
+				case "group":
+					g, _ := NewGroup(context.Background(), p)
+					for i := range res {
+						g.Go(func(w *Worker) (err error) { res[i], err = fn(w); return err })
+					}
+					_ = g.Wait()
 				}
 			}
 			if res[n-1] != 1 {
