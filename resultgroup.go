@@ -7,6 +7,21 @@ import (
 	"sync"
 )
 
+// Results in the order of Go.
+//
+// A ResultGroup is a face on a Group (group.go), not a second engine: its
+// Go wraps fn in a group task that stores fn's result, and the Group does
+// the rest. The order comes from the Group: Go numbers each task
+// (groupTask.seq) under the group's mutex, where it counts the task
+// pending, and Wait returns the number given when it saw nothing pending
+// (Group.wait), so every task numbered below it has finished and stored its
+// outcome. Wait hands out the results numbered from base, where the
+// previous Wait stopped, to that number, and keeps those above it: a Go
+// racing with a Wait takes a higher number and lands in the next batch
+// whole, and no task writes into a slice Wait has returned. A task the
+// pool refuses never runs: the Group tells its refusal to the task's sink
+// (the ResultGroup), which stores it as the task's error.
+
 // A ResultGroup is a Group whose tasks return a result: Wait returns the
 // results in the order of Go, whichever order the tasks finished in, with
 // the group's error (conc's ResultPool, on the pool). Everything else is
