@@ -12,12 +12,14 @@
 //	run a function on the pool and wait for it      Do, Pool.Run (from any goroutine)
 //	  with a deadline or for a request handler      DoContext; TryDo refuses when the queue is full
 //	submit without waiting                          Pool.Go; TryGo refuses, GoContext gives up
+//	  and wait for the result later                 Submit (a *Pool or a *Sub), Future.Wait, WaitContext
 //	fork two functions inside a task                Join, JoinArgs (no allocation), Worker.Join
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
 //	run tasks that return errors, errgroup-style    NewGroup (or a zero Group, on Default), Group.Go,
 //	                                                Group.Wait; Go after Wait reuses the group
 //	  at most n at once                             Group.SetLimit; Group.TryGo refuses
 //	  with golang.org/x/sync/errgroup's API         package errgroup (change the import line)
+//	  returning results, in the order of Go         NewResultGroup (or a zero ResultGroup), Go, Wait
 //	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn
 //	write a function that takes a Runner            DoOn
 //	loops and slices in parallel                    package par
@@ -93,25 +95,26 @@
 //
 // A task may call into any pool, its own included. Into its own pool (Do,
 // Run, DoContext, TryDo, DoOn, a par function or a Group given the *Pool or
-// Default(), Group.Wait), the call runs on the task's own worker, as if the
-// task had passed its *Worker, with the same results, panics and contexts as
-// from outside (DoContext returns the context's error if the context ended
-// before fn returned); it is never queued behind the task, so neither a
-// full queue nor a closing pool refuses it, TryDo's included. Into another
-// pool, the call is queued there and the task's worker waits as a blocked
-// one, which its pool replaces at once unless a worker sleeps or as many
-// workers as its size run unblocked (a pool at its cap lends the waiting
-// worker to a goroutine that serves the pool instead), so pools that call
-// each other, in a cycle too, never run out of workers. The same holds for
-// waits on another pool's Group, Sub slot or full queue. Calls back into a
-// Sub whose slot the caller's task holds, through any number of pools, run
-// in that slot. What queues a task is refused as from outside, but for
-// waiting: Go and GoContext from a task (and Group.Go, Sub.Go) are let in
-// over a full queue's bound or a group's limit (the task could be waiting
-// for itself), TryGo refuses as it does for anyone, and after Close has
-// begun all three return ErrClosed, to the pool's own tasks too. A Group's
-// task that waits for its own group panics, from whichever worker the
-// waiting part runs on: it would wait for itself.
+// Default(), Group.Wait, Future.Wait for a Future no worker has started),
+// the call runs on the task's own worker, as if the task had passed its
+// *Worker, with the same results, panics and contexts as from outside
+// (DoContext returns the context's error if the context ended before fn
+// returned); it is never queued behind the task, so neither a full queue nor
+// a closing pool refuses it, TryDo's included. Into another pool, the call
+// is queued there and the task's worker waits as a blocked one, which its
+// pool replaces at once unless a worker sleeps or as many workers as its
+// size run unblocked (a pool at its cap lends the waiting worker to a
+// goroutine that serves the pool instead), so pools that call each other, in
+// a cycle too, never run out of workers. The same holds for waits on another
+// pool's Group, Sub slot or full queue, and on a Future another worker runs,
+// of any pool. Calls back into a Sub whose slot the caller's task holds,
+// through any number of pools, run in that slot. What queues a task is
+// refused as from outside, but for waiting: Go and GoContext from a task
+// (and Group.Go, Sub.Go) are let in over a full queue's bound or a group's
+// limit (the task could be waiting for itself), TryGo refuses as it does for
+// anyone, and after Close has begun all three return ErrClosed, to the
+// pool's own tasks too. A Group's task that waits for its own group panics,
+// from whichever worker the waiting part runs on: it would wait for itself.
 //
 // # Panics and Goexit
 //
@@ -121,17 +124,19 @@
 //  1. A panic is recovered on the worker and raised again in whoever waits
 //     for the function (the joiner, the Scope caller, the Do caller) as a
 //     *PanicError carrying the value and the stack where it happened;
-//     DoContext and TryDo return it as an error. A panic in a Go task, which
-//     nobody waits for, goes to the panic handler (WithPanicHandler), or
-//     crashes the program when there is none, as in a plain goroutine.
+//     DoContext, TryDo and a Future's Wait return it as an error. A panic
+//     in a Go task, which nobody waits for, goes to the panic handler
+//     (WithPanicHandler), or crashes the program when there is none, as in
+//     a plain goroutine.
 //  2. Both halves of a join always run, and every task spawned in a scope
 //     runs, even when another part panics; a join or scope returns or
 //     panics only after all its parts finished. The first half's panic
 //     outranks the second's.
 //  3. runtime.Goexit ends the function that called it and, as if that
 //     function had run inline, the fork-join it belongs to, up to the task
-//     that started it; a Do caller's goroutine exits too, and DoContext
-//     returns ErrGoexit. It never ends a task that did not cause it.
+//     that started it; a Do caller's goroutine exits too, and DoContext and
+//     a Future's Wait return ErrGoexit. It never ends a task that did not
+//     cause it.
 //  4. panic(nil) is a panic, also under GODEBUG=panicnil=1.
 //
 // # Locks

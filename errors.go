@@ -28,12 +28,12 @@ var ErrQueueFull = errors.New("blitz: queue is full")
 // runtime's thread limit (debug.SetMaxThreads). See WithWorkers.
 var ErrThreadLimit = errors.New("blitz: too many workers locked to OS threads")
 
-// ErrPanic matches (errors.Is) every *PanicError: DoContext and TryDo return
-// one when the task panicked.
+// ErrPanic matches (errors.Is) every *PanicError: DoContext, TryDo and
+// Future.Wait return one when the task panicked.
 var ErrPanic = errors.New("blitz: task panicked")
 
-// ErrGoexit is returned by DoContext and TryDo when the task called
-// runtime.Goexit.
+// ErrGoexit is returned by DoContext, TryDo and Future.Wait when the task
+// called runtime.Goexit.
 var ErrGoexit = errors.New("blitz: task called runtime.Goexit")
 
 // ErrDefaultStarted is returned by SetDefaultOptions when the default pool

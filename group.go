@@ -70,7 +70,11 @@ type Group struct {
 	// pool is the pool that runs the tasks: NewGroup's Runner's, or, in
 	// the zero Group, Default() from its first Go on. Written once: by
 	// NewGroup, or by Go and TryGo under mu (bind).
-	pool   *Pool
+	pool *Pool
+	// sub is the Sub the tasks are submitted to, pool being its parent,
+	// or nil: they go to pool itself (NewResultGroup). Written once, by
+	// init.
+	sub    *Sub
 	cancel context.CancelCauseFunc // nil in the zero Group: no context
 
 	mu sync.Mutex
@@ -82,6 +86,10 @@ type Group struct {
 	err      error        // the first error, for the group's life
 	panicked *PanicError  // the first panic of the batch
 	goexit   bool         // a task of the batch called runtime.Goexit
+	// seq counts the tasks given to Go and admitted by TryGo, for the
+	// group's life: each takes the count before it as its groupTask.seq.
+	// While pending is 0, every task numbered below seq has finished.
+	seq uint64
 	// reported is set when a Wait has reported panicked and goexit: it saw
 	// pending at 0 and returned, panicked or called runtime.Goexit. So
 	// pending is 0 while it is set, and the next Go or admitted TryGo,
@@ -134,6 +142,17 @@ type groupTask struct {
 	// rec is the task's context record, pushed by the worker that runs it
 	// (enterGroupTask), once: a task runs at most once (claimed).
 	rec taskCtx
+	// seq is the task's number in g (Group.seq), written under g.mu
+	// before the task is submitted; sink, if set, is told instead of fn
+	// when the pool refuses the task (a ResultGroup's task records its
+	// error there). Both read by the task's runner afterwards.
+	seq  uint64
+	sink refusalSink
+}
+
+// A refusalSink is told when the pool refuses the task numbered seq.
+type refusalSink interface {
+	refused(seq uint64, err error)
 }
 
 // within reports whether t, or a task it runs within (through below and
@@ -167,24 +186,32 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 	if ctx == nil {
 		panic("blitz: NewGroup: nil context")
 	}
-	g := new(Group)
+	var p *Pool
 	switch r := r.(type) {
 	case *Pool:
-		g.pool = r
+		p = r
 	case *Worker:
 		if r != nil {
-			g.pool = r.Pool()
+			p = r.Pool()
 		}
 	case nil:
 	default: // a Runner that embeds one (par.MinLen's): its pool
-		g.pool = r.runnerPool()
+		p = r.runnerPool()
 	}
-	if g.pool == nil {
+	if p == nil {
 		panic("blitz: NewGroup: nil Runner")
 	}
+	g := new(Group)
+	return g, g.init(ctx, p, nil)
+}
+
+// init makes g, not yet used, a group on p, or on s (whose parent p is)
+// if s is not nil, with a context derived from ctx, which it returns.
+func (g *Group) init(ctx context.Context, p *Pool, s *Sub) context.Context {
+	g.pool, g.sub = p, s
 	g.cond.L = &g.mu
 	ctx, g.cancel = context.WithCancelCause(ctx)
-	return g, ctx
+	return ctx
 }
 
 // Go starts fn(w) in the group (see Group for where), w being the worker
@@ -198,11 +225,17 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		panic("blitz: Group.Go: nil function")
 	}
-	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
+	g.goTask(&groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()})
+}
+
+// goTask is Go for a task made by the caller.
+func (g *Group) goTask(t *groupTask) {
 	g.mu.Lock()
 	g.bind()
 	g.newBatch()
 	g.pending++
+	t.seq = g.seq
+	g.seq++
 	if g.admit(t) {
 		g.mu.Unlock()
 		g.start(t)
@@ -238,6 +271,8 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	}
 	g.newBatch()
 	g.pending++
+	t.seq = g.seq
+	g.seq++
 	g.mu.Unlock()
 	g.start(t)
 	return true
@@ -329,10 +364,28 @@ func (g *Group) admitWaiting() *groupTask {
 // start submits an admitted task to the pool. If the pool refuses it (it
 // is closing), the group records the error instead of running it.
 func (g *Group) start(t *groupTask) {
-	if err := g.pool.submit(context.Background(), t, true, "Group.Go"); err != nil && t.claimed.CompareAndSwap(false, true) {
-		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
+	if err := g.submit(t); err != nil && t.claimed.CompareAndSwap(false, true) {
+		g.refuse(t, err)
 		g.finish()
 	}
+}
+
+// submit submits an admitted task to the group's Sub, or to its pool.
+func (g *Group) submit(t *groupTask) error {
+	if g.sub != nil {
+		return g.sub.Go(t.run)
+	}
+	return g.pool.submit(context.Background(), t, true, "Group.Go")
+}
+
+// refuse records err, the pool's refusal of t, as t's outcome: the group's
+// error, and t's sink's.
+func (g *Group) refuse(t *groupTask, err error) {
+	err = fmt.Errorf("blitz: Group.Go: %w", err)
+	if t.sink != nil {
+		t.sink.refused(t.seq, err)
+	}
+	g.fail(err)
 }
 
 // A slotWait is a Go waiting for its task's admission: a plain goroutine
@@ -476,11 +529,11 @@ func (g *Group) finish() {
 		if t == nil {
 			return
 		}
-		err := g.pool.submit(context.Background(), t, true, "Group.Go")
+		err := g.submit(t)
 		if err == nil || !t.claimed.CompareAndSwap(false, true) {
 			return
 		}
-		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
+		g.refuse(t, err)
 	}
 }
 
@@ -524,9 +577,17 @@ func (g *Group) release() *groupTask {
 // task forked, wherever it runs (the half of a join another worker stole, a
 // scope task, a Broadcast's share on every worker), Wait panics.
 func (g *Group) Wait() error {
+	_, err := g.wait("Group.Wait")
+	return err
+}
+
+// wait is Wait for a caller named name. It also returns the number of
+// tasks given to the group when it saw none pending (Group.seq): every task
+// numbered below it has finished.
+func (g *Group) wait(name string) (uint64, error) {
 	w := currentWorker()
 	if w.runningGroupTask().within(g) {
-		panic("blitz: Group.Wait: called from a task of the same group, which would wait for itself")
+		panic("blitz: " + name + ": called from a task of the same group, which would wait for itself")
 	}
 	done := false
 	defer func() {
@@ -544,7 +605,7 @@ func (g *Group) Wait() error {
 	}()
 	g.mu.Lock()
 	g.drain(w)
-	err, pe, goexit := g.err, g.panicked, g.goexit
+	err, pe, goexit, n := g.err, g.panicked, g.goexit, g.seq
 	g.reported = true
 	g.mu.Unlock()
 	done = true
@@ -555,7 +616,7 @@ func (g *Group) Wait() error {
 	if goexit {
 		runtime.Goexit()
 	}
-	return err
+	return n, err
 }
 
 // drain waits until no task is pending, called by Wait with g.mu held on

@@ -609,22 +609,27 @@ func (j *callJob[T]) finish(w *Worker, pe *PanicError, goexit bool) {
 	if !outside {
 		return
 	}
+	if j.ctx == nil && w.pool.callerRuns {
+		w.handOff(handoffToBorrower) // Run or Do: its next call may run on its caller
+	} else {
+		w.handOff(handoffToCaller)
+	}
+}
+
+// handOff is called by worker w when the task it ran has just woken a
+// goroutine waiting outside the pool for it (to says whom; handoffRounds,
+// wait.go): the goroutine was made runnable on w's P, and the worker parks
+// soon if nothing else is there.
+func (w *Worker) handOff(to handoff) {
 	if w.pool.backend.lockThread {
-		// The caller was just made runnable on this worker's P, which
-		// a locked worker never lends while it runs or sits in a futex
-		// wait: without a hand-off the caller waits for sysmon to
-		// retake the P (sysmon's period). Gosched gives the P to
+		// A locked worker never lends its P while it runs or sits in
+		// a futex wait: without a hand-off the caller waits for sysmon
+		// to retake the P (sysmon's period). Gosched gives the P to
 		// another thread now.
 		runtime.Gosched()
 		return
 	}
-	// The caller was just made runnable on this worker's P: the worker
-	// parks soon if nothing else is there (handoffRounds, wait.go).
-	if j.ctx == nil && w.pool.callerRuns {
-		w.handedOff = handoffToBorrower // Run or Do: its next call may run on its caller
-	} else {
-		w.handedOff = handoffToCaller
-	}
+	w.handedOff = to
 }
 
 // signal wakes the waiting caller. For a cross-pool waiter it sets the
