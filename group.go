@@ -131,6 +131,10 @@ type groupTask struct {
 	// into the Sub in that slot (Sub.heldBy). Links with neither g nor sub
 	// only join two chains (taskctx.go: enterJob).
 	sub *Sub
+	// labels are the profiler labels the task runs under (labels.go):
+	// its Go's caller's, or the Sub task's; nil for none. Written before
+	// the task is queued.
+	labels profLabels
 }
 
 // within reports whether t, or a task it runs within (through below and
@@ -195,7 +199,7 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		panic("blitz: Group.Go: nil function")
 	}
-	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
+	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask(), labels: currentLabels()}
 	g.mu.Lock()
 	g.bind()
 	g.newBatch()
@@ -226,7 +230,7 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	if fn == nil {
 		panic("blitz: Group.TryGo: nil function")
 	}
-	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
+	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask(), labels: currentLabels()}
 	g.mu.Lock()
 	g.bind()
 	if !g.admit(t) {
@@ -326,10 +330,18 @@ func (g *Group) admitWaiting() *groupTask {
 // start submits an admitted task to the pool. If the pool refuses it (it
 // is closing), the group records the error instead of running it.
 func (g *Group) start(t *groupTask) {
-	if err := g.pool.Go(t.runSubmitted); err != nil && t.claimed.CompareAndSwap(false, true) {
+	if err := g.pool.goAs(t.runSubmitted); err != nil && t.claimed.CompareAndSwap(false, true) {
 		g.fail(fmt.Errorf("blitz: Group.Go: %w", err))
 		g.finish()
 	}
+}
+
+// goAs submits a Group's task fn as Pool.Go does, without the labels of the
+// goroutine submitting it, which may be another task's (a finishing task
+// submits the next): the task runs under those its Go recorded
+// (enterGroupTask).
+func (p *Pool) goAs(fn func(*Worker)) error {
+	return p.submit(context.Background(), goJob(fn), nil, true, "Pool.Go")
 }
 
 // A slotWait is a Go waiting for its task's admission: a plain goroutine
@@ -459,7 +471,7 @@ func (g *Group) finish() {
 		if t == nil {
 			return
 		}
-		err := g.pool.Go(t.runSubmitted)
+		err := g.pool.goAs(t.runSubmitted)
 		if err == nil || !t.claimed.CompareAndSwap(false, true) {
 			return
 		}
