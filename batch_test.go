@@ -339,7 +339,7 @@ func TestInjectorPopBatch(t *testing.T) {
 	require.Equal(t, 1, q.popBatch(out[:], 1), "stops at the unwritten claim")
 	require.Equal(t, next, seq(0))
 	require.Zero(t, q.popBatch(out[:], 1), "the oldest is unwritten")
-	q.publish(pos, b, seqJob{next + 1}, 0)
+	q.publish(pos, b, injTask{job: seqJob{next + 1}, enq: 0})
 	require.Equal(t, 2, q.popBatch(out[:], 1))
 	require.Equal(t, next+1, seq(0))
 	require.Equal(t, next+2, seq(1))

@@ -55,14 +55,27 @@ package blitz
 // callOnCaller runs fn on the calling goroutine as a sleeping worker of p,
 // if p has one and its queue is empty, and reports whether it did. A panic in
 // fn comes out as Do's *PanicError, and a Goexit ends the caller; the worker
-// is given back either way.
-func callOnCaller[T any](p *Pool, fn func(*Worker) T) (r T, ok bool) {
+// is given back either way. l are the caller's labels, which fn runs under
+// where it is: a record carries them to the workers that take what fn forks
+// (labels.go).
+func callOnCaller[T any](p *Pool, fn func(*Worker) T, l profLabels) (r T, ok bool) {
 	w := p.borrow()
 	if w == nil {
 		return r, false
 	}
 	defer w.giveBack()
+	if l != nil {
+		return callLabelled(w, fn, l), true
+	}
 	return callInline(w, fn), true
+}
+
+// callLabelled is callInline under a record of labels l, left however fn
+// ends.
+func callLabelled[T any](w *Worker, fn func(*Worker) T, l profLabels) T {
+	outer := w.enterLabels(l)
+	defer w.leaveCtx(outer)
+	return callInline(w, fn)
 }
 
 // borrow takes a worker of p asleep in its idle loop for the calling

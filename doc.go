@@ -64,6 +64,17 @@
 // Pool.Sub gives one kind of work its own limit and queue on the pool's
 // workers, so that a burst of it cannot starve the rest.
 //
+// # Profiles
+//
+// A task runs under the pprof labels of the goroutine that submitted it, as
+// a goroutine started with go does, on whichever worker runs it, and so
+// does the work it forks; so a CPU profile of a server divides the pool's
+// work by the labels its handlers set (pprof.Do). A task submitted with a
+// context that carries a runtime/trace task (trace.NewTask) runs in a
+// region of type "blitz.task" of that task, on every worker that runs its
+// work. A task whose submitter had no labels runs under the worker's own:
+// none, or those a start hook set (WithWorkerStart).
+//
 // # Size
 //
 // A pool made without WithWorkers (Default too) follows GOMAXPROCS, which

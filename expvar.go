@@ -1,9 +1,9 @@
 package blitz
 
 import (
-	"encoding/json"
 	"fmt"
-	"time"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Expvar returns the pool's Stats as a value that satisfies expvar.Var (whose
@@ -44,111 +44,155 @@ func (p *Pool) Expvar() fmt.Stringer {
 // statsVar is the value Expvar returns.
 type statsVar struct{ p *Pool }
 
+// String formats a fresh snapshot as JSON. It writes the object by hand:
+// encoding/json would link its encoder, and the reflection it runs on, into
+// every program that imports the package, for one method few call.
+// expvar_test.go decodes the result with encoding/json and checks that
+// every Stats field is there.
 func (v statsVar) String() string {
-	b, err := json.Marshal(newStatsJSON(v.p.Stats()))
-	if err != nil {
-		// Stats holds numbers, strings and slices of them only.
-		panic(fmt.Sprintf("blitz: Pool.Expvar: %v", err))
-	}
-	return string(b)
+	return string(appendStatsJSON(make([]byte, 0, 2048), v.p.Stats()))
 }
 
-// statsJSON is the JSON form of Stats that Expvar shows. Its fields and their
-// order follow Stats; expvar_test.go checks that every Stats field is here.
-type statsJSON struct {
-	Workers        int
-	Executed       uint64
-	Steals         uint64
-	StealRetries   uint64
-	Injected       uint64
-	JoinsStolen    uint64
-	Sleeps         uint64
-	JoinSleeps     uint64
-	Wakes          uint64
-	Respawns       uint64
-	Active         int
-	BlockedSeen    uint64
-	WorkersAdded   uint64
-	WorkersRetired uint64
-	Placement      []WorkerPlacement `json:",omitempty"`
-	Queued         int
-	Running        int
-	Completed      uint64
-	Rejected       uint64
-	Abandoned      uint64
-	Panics         uint64
-	HandlerPanics  uint64
-	CallerRuns     uint64
-	QueueWait      histogramJSON
-	RunTime        histogramJSON
+// appendStatsJSON appends st as the JSON object Expvar documents, its keys in
+// the order of the Stats fields.
+func appendStatsJSON(b []byte, st Stats) []byte {
+	o := jsonObject{b: append(b, '{')}
+	o.int("Workers", int64(st.Workers))
+	o.uint("Executed", st.Executed)
+	o.uint("Steals", st.Steals)
+	o.uint("StealRetries", st.StealRetries)
+	o.uint("Injected", st.Injected)
+	o.uint("JoinsStolen", st.JoinsStolen)
+	o.uint("Sleeps", st.Sleeps)
+	o.uint("JoinSleeps", st.JoinSleeps)
+	o.uint("Wakes", st.Wakes)
+	o.uint("Respawns", st.Respawns)
+	o.int("Active", int64(st.Active))
+	o.uint("BlockedSeen", st.BlockedSeen)
+	o.uint("WorkersAdded", st.WorkersAdded)
+	o.uint("WorkersRetired", st.WorkersRetired)
+	if len(st.Placement) > 0 {
+		o.key("Placement")
+		o.b = append(o.b, '[')
+		for i, wp := range st.Placement {
+			if i > 0 {
+				o.b = append(o.b, ',')
+			}
+			e := jsonObject{b: append(o.b, '{')}
+			e.int("Worker", int64(wp.Worker))
+			e.int("CPU", int64(wp.CPU))
+			e.bool("Pinned", wp.Pinned)
+			e.string("PinError", wp.PinError)
+			o.b = append(e.b, '}')
+		}
+		o.b = append(o.b, ']')
+	}
+	o.int("Queued", int64(st.Queued))
+	o.int("Running", int64(st.Running))
+	o.uint("Completed", st.Completed)
+	o.uint("Rejected", st.Rejected)
+	o.uint("Abandoned", st.Abandoned)
+	o.uint("Panics", st.Panics)
+	o.uint("HandlerPanics", st.HandlerPanics)
+	o.uint("CallerRuns", st.CallerRuns)
+	o.histogram("QueueWait", &st.QueueWait)
+	o.histogram("RunTime", &st.RunTime)
+	return append(o.b, '}')
 }
 
-// histogramJSON is the JSON form of a Histogram, with its quantiles.
-type histogramJSON struct {
-	Count    uint64
-	SumNs    int64
-	MeanNs   int64
-	MaxNs    int64
-	P50Ns    int64
-	P90Ns    int64
-	P99Ns    int64
-	P999Ns   int64
-	BoundsNs []int64
-	Counts   []uint64
+// histogram appends h as the object Expvar documents, under key k.
+func (o *jsonObject) histogram(k string, h *Histogram) {
+	o.key(k)
+	e := jsonObject{b: append(o.b, '{')}
+	e.uint("Count", h.Count)
+	e.int("SumNs", int64(h.Sum))
+	e.int("MeanNs", int64(h.Mean()))
+	e.int("MaxNs", int64(h.Max))
+	e.int("P50Ns", int64(h.Quantile(0.5)))
+	e.int("P90Ns", int64(h.Quantile(0.9)))
+	e.int("P99Ns", int64(h.Quantile(0.99)))
+	e.int("P999Ns", int64(h.Quantile(0.999)))
+	e.key("BoundsNs")
+	e.b = append(e.b, '[')
+	for i, d := range histogramBounds[:overflowBucket] {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = strconv.AppendInt(e.b, int64(d), 10)
+	}
+	e.b = append(e.b, ']')
+	e.key("Counts")
+	e.b = append(e.b, '[')
+	for i, n := range h.Counts {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.b = strconv.AppendUint(e.b, n, 10)
+	}
+	o.b = append(e.b, ']', '}')
 }
 
-func newStatsJSON(st Stats) statsJSON {
-	return statsJSON{
-		Workers:        st.Workers,
-		Executed:       st.Executed,
-		Steals:         st.Steals,
-		StealRetries:   st.StealRetries,
-		Injected:       st.Injected,
-		JoinsStolen:    st.JoinsStolen,
-		Sleeps:         st.Sleeps,
-		JoinSleeps:     st.JoinSleeps,
-		Wakes:          st.Wakes,
-		Respawns:       st.Respawns,
-		Active:         st.Active,
-		BlockedSeen:    st.BlockedSeen,
-		WorkersAdded:   st.WorkersAdded,
-		WorkersRetired: st.WorkersRetired,
-		Placement:      st.Placement,
-		Queued:         st.Queued,
-		Running:        st.Running,
-		Completed:      st.Completed,
-		Rejected:       st.Rejected,
-		Abandoned:      st.Abandoned,
-		Panics:         st.Panics,
-		HandlerPanics:  st.HandlerPanics,
-		CallerRuns:     st.CallerRuns,
-		QueueWait:      newHistogramJSON(&st.QueueWait),
-		RunTime:        newHistogramJSON(&st.RunTime),
-	}
+// jsonObject appends the members of a JSON object whose opening brace b
+// ends with; the caller closes it.
+type jsonObject struct {
+	b    []byte
+	more bool // a member was appended: the next one needs a comma
 }
 
-// boundsNs is HistogramBounds in nanoseconds, shared by every snapshot (it
-// is only read, by encoding/json).
-var boundsNs = func() []int64 {
-	b := make([]int64, overflowBucket)
-	for i := range b {
-		b[i] = int64(histogramBounds[i])
+// key appends a member's key, k being a Go identifier (nothing to escape).
+func (o *jsonObject) key(k string) {
+	if o.more {
+		o.b = append(o.b, ',')
 	}
-	return b
-}()
+	o.more = true
+	o.b = append(o.b, '"')
+	o.b = append(o.b, k...)
+	o.b = append(o.b, '"', ':')
+}
 
-func newHistogramJSON(h *Histogram) histogramJSON {
-	ns := func(d time.Duration) int64 { return int64(d) }
-	return histogramJSON{
-		Count:    h.Count,
-		SumNs:    ns(h.Sum),
-		MeanNs:   ns(h.Mean()),
-		MaxNs:    ns(h.Max),
-		P50Ns:    ns(h.Quantile(0.5)),
-		P90Ns:    ns(h.Quantile(0.9)),
-		P99Ns:    ns(h.Quantile(0.99)),
-		P999Ns:   ns(h.Quantile(0.999)),
-		BoundsNs: boundsNs,
-		Counts:   h.Counts[:],
+func (o *jsonObject) int(k string, v int64) {
+	o.key(k)
+	o.b = strconv.AppendInt(o.b, v, 10)
+}
+
+func (o *jsonObject) uint(k string, v uint64) {
+	o.key(k)
+	o.b = strconv.AppendUint(o.b, v, 10)
+}
+
+func (o *jsonObject) bool(k string, v bool) {
+	o.key(k)
+	o.b = strconv.AppendBool(o.b, v)
+}
+
+// string appends s as a JSON string, as encoding/json writes it: quotes,
+// backslashes and control characters escaped, invalid UTF-8 replaced by
+// U+FFFD.
+func (o *jsonObject) string(k, s string) {
+	o.key(k)
+	const hex = "0123456789abcdef"
+	b := append(o.b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
 	}
+	o.b = append(b, '"')
 }

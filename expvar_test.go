@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"expvar"
@@ -194,4 +195,189 @@ func TestExpvarConcurrent(t *testing.T) {
 			t.Errorf("decoded %v readings, want at least one per reader", decoded)
 		}
 	})
+}
+
+// statsJSON is the JSON form of Stats that Expvar documents, for
+// encoding/json to decode Expvar's text into, and to write the reference
+// that appendStatsJSON must match. Its fields and their order follow Stats.
+type statsJSON struct {
+	Workers        int
+	Executed       uint64
+	Steals         uint64
+	StealRetries   uint64
+	Injected       uint64
+	JoinsStolen    uint64
+	Sleeps         uint64
+	JoinSleeps     uint64
+	Wakes          uint64
+	Respawns       uint64
+	Active         int
+	BlockedSeen    uint64
+	WorkersAdded   uint64
+	WorkersRetired uint64
+	Placement      []WorkerPlacement `json:",omitempty"`
+	Queued         int
+	Running        int
+	Completed      uint64
+	Rejected       uint64
+	Abandoned      uint64
+	Panics         uint64
+	HandlerPanics  uint64
+	CallerRuns     uint64
+	QueueWait      histogramJSON
+	RunTime        histogramJSON
+}
+
+// histogramJSON is the JSON form of a Histogram, with its quantiles.
+type histogramJSON struct {
+	Count    uint64
+	SumNs    int64
+	MeanNs   int64
+	MaxNs    int64
+	P50Ns    int64
+	P90Ns    int64
+	P99Ns    int64
+	P999Ns   int64
+	BoundsNs []int64
+	Counts   []uint64
+}
+
+func newStatsJSON(st Stats) statsJSON {
+	return statsJSON{
+		Workers:        st.Workers,
+		Executed:       st.Executed,
+		Steals:         st.Steals,
+		StealRetries:   st.StealRetries,
+		Injected:       st.Injected,
+		JoinsStolen:    st.JoinsStolen,
+		Sleeps:         st.Sleeps,
+		JoinSleeps:     st.JoinSleeps,
+		Wakes:          st.Wakes,
+		Respawns:       st.Respawns,
+		Active:         st.Active,
+		BlockedSeen:    st.BlockedSeen,
+		WorkersAdded:   st.WorkersAdded,
+		WorkersRetired: st.WorkersRetired,
+		Placement:      st.Placement,
+		Queued:         st.Queued,
+		Running:        st.Running,
+		Completed:      st.Completed,
+		Rejected:       st.Rejected,
+		Abandoned:      st.Abandoned,
+		Panics:         st.Panics,
+		HandlerPanics:  st.HandlerPanics,
+		CallerRuns:     st.CallerRuns,
+		QueueWait:      newHistogramJSON(&st.QueueWait),
+		RunTime:        newHistogramJSON(&st.RunTime),
+	}
+}
+
+// boundsNs is HistogramBounds in nanoseconds.
+var boundsNs = func() []int64 {
+	b := make([]int64, overflowBucket)
+	for i := range b {
+		b[i] = int64(histogramBounds[i])
+	}
+	return b
+}()
+
+func newHistogramJSON(h *Histogram) histogramJSON {
+	ns := func(d time.Duration) int64 { return int64(d) }
+	return histogramJSON{
+		Count:    h.Count,
+		SumNs:    ns(h.Sum),
+		MeanNs:   ns(h.Mean()),
+		MaxNs:    ns(h.Max),
+		P50Ns:    ns(h.Quantile(0.5)),
+		P90Ns:    ns(h.Quantile(0.9)),
+		P99Ns:    ns(h.Quantile(0.99)),
+		P999Ns:   ns(h.Quantile(0.999)),
+		BoundsNs: boundsNs,
+		Counts:   h.Counts[:],
+	}
+}
+
+// TestExpvarJSONEncoding checks the hand-written JSON against encoding/json
+// on snapshots with every field set, placements whose errors hold what
+// needs escaping (quotes, backslashes, control characters, invalid UTF-8,
+// non-ASCII), and none: valid JSON that decodes to what encoding/json's
+// encoding of the same snapshot decodes to, keys in the same order.
+func TestExpvarJSONEncoding(t *testing.T) {
+	var st Stats
+	v := reflect.ValueOf(&st).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Int:
+			f.SetInt(int64(i + 1))
+		case reflect.Uint64:
+			f.SetUint(uint64(i+1) << 40)
+		}
+	}
+	for i := range st.QueueWait.Counts {
+		st.QueueWait.Counts[i] = uint64(i)
+		st.QueueWait.Count += uint64(i)
+	}
+	st.QueueWait.Sum, st.QueueWait.Max = 12345*time.Millisecond, 3*time.Second
+	st.RunTime.Counts[2], st.RunTime.Count, st.RunTime.Sum, st.RunTime.Max = 7, 7, 7*time.Microsecond, 2*time.Microsecond
+	errs := []string{"", `quote " and \\ backslash`, "tab\t newline\n nul\x00 \x1f", "bad \xff\xfe utf-8", "é ü 中 <&>"}
+	for _, with := range []bool{false, true} {
+		st.Placement = nil
+		if with {
+			for i, e := range errs {
+				st.Placement = append(st.Placement, WorkerPlacement{Worker: i, CPU: i - 1, Pinned: e == "", PinError: e})
+			}
+		}
+		got := appendStatsJSON(nil, st)
+		if !json.Valid(got) {
+			t.Fatalf("invalid JSON: %s", got)
+		}
+		want, err := json.Marshal(newStatsJSON(st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(want, &w); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("placement %v: hand-written JSON decodes to\n%v\nencoding/json's to\n%v", with, g, w)
+		}
+		if gk, wk := jsonKeys(t, got), jsonKeys(t, want); !reflect.DeepEqual(gk, wk) {
+			t.Errorf("placement %v: keys %v, encoding/json's %v", with, gk, wk)
+		}
+	}
+}
+
+// jsonKeys returns the keys of the JSON object b, in order.
+func jsonKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var keys []string
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		switch tok := tok.(type) {
+		case json.Delim:
+			if tok == '{' || tok == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		case string:
+			if depth == 1 && dec.More() {
+				keys = append(keys, tok)
+				// skip the value
+				var v json.RawMessage
+				if err := dec.Decode(&v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
 }

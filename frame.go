@@ -280,6 +280,7 @@ func (w *Worker) runFrame(f *frame, origin *taskCtx, group *groupTask) {
 	}
 	d := w.depth
 	outer, below, pushed := w.enterJob(origin, group)
+	region := w.jobRegion(pushed)
 	done := false
 	defer func() {
 		if !done {
@@ -289,6 +290,7 @@ func (w *Worker) runFrame(f *frame, origin *taskCtx, group *groupTask) {
 				f.goexit = true
 			}
 			w.depth = d
+			endRegion(region)
 			w.leaveJob(outer, below, pushed)
 			if f.latch.Set() {
 				p.sleep.NotifyWorkerLatchIsSet(owner)
@@ -297,6 +299,7 @@ func (w *Worker) runFrame(f *frame, origin *taskCtx, group *groupTask) {
 	}()
 	f.job.run(w)
 	done = true
+	endRegion(region)
 	w.leaveJob(outer, below, pushed)
 	if f.latch.Set() {
 		p.sleep.NotifyWorkerLatchIsSet(owner)

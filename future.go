@@ -80,6 +80,9 @@ type Future[T any] struct {
 	fn   func(*Worker) (T, error)
 	pool *Pool    // the pool whose workers run fn: Submit's, or the Sub's parent
 	st   *subTask // fn's entry in a Sub, nil for a pool
+	// labels are Submit's caller's profiler labels (labels.go), which fn
+	// runs under, also when a Wait runs it. Written by Submit.
+	labels profLabels
 
 	// state is futureQueued until a worker starts fn (futureStarted) or
 	// a Wait claims it (futureClaimed), each with a CAS; loaded by finish.
@@ -187,8 +190,8 @@ func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, erro
 		if fn == nil {
 			panic("blitz: Submit: nil function")
 		}
-		f.pool = s
-		err = s.submit(context.Background(), f, true, "Submit")
+		f.pool, f.labels = s, currentLabels()
+		err = s.submit(context.Background(), f, f.labels, true, "Submit")
 	case *Sub:
 		if s == nil {
 			panic("blitz: Submit: nil *Sub")
@@ -198,6 +201,7 @@ func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, erro
 		}
 		f.pool, f.st = s.p, &subTask{s: s, t: f}
 		err = s.submit(context.Background(), f.st, true, "Submit")
+		f.labels = f.st.labels
 	}
 	if err != nil {
 		var zero T
@@ -341,7 +345,7 @@ func (f *Future[T]) runClaimed(w *Worker) {
 		err error
 	)
 	w.runLent(func(w *Worker) {
-		outer, _ := w.enterCtx(nil)
+		outer := w.enterLabels(f.labels)
 		d := w.depth
 		returned := false
 		defer func() {
@@ -363,12 +367,12 @@ func (f *Future[T]) runClaimed(w *Worker) {
 
 // run is the task as a worker runs it (Worker.runTask, or Sub.runOne):
 // it runs fn unless a Wait claimed it first.
-func (f *Future[T]) run(w *Worker) {
+func (f *Future[T]) run(w *Worker, l profLabels) {
 	if !f.state.CompareAndSwap(futureQueued, futureStarted) {
 		return // claimed: the Wait runs it
 	}
-	if w.origin != nil { // a worker lent out while a task with a context waits (goJob.run)
-		runWithoutCtx(w, func(w *Worker) { f.val, f.err = f.fn(w) })
+	if !w.runsAsIs(l) { // as goJob.run
+		runAsTask(w, l, func(w *Worker) { f.val, f.err = f.fn(w) })
 		return
 	}
 	f.val, f.err = f.fn(w)

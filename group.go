@@ -148,6 +148,10 @@ type groupTask struct {
 	// error there). Both read by the task's runner afterwards.
 	seq  uint64
 	sink refusalSink
+	// labels are the profiler labels the task runs under (labels.go):
+	// its Go's caller's, or the Sub task's; nil for none. Written before
+	// the task is queued.
+	labels profLabels
 }
 
 // A refusalSink is told when the pool refuses the task numbered seq.
@@ -225,7 +229,7 @@ func (g *Group) Go(fn func(w *Worker) error) {
 	if fn == nil {
 		panic("blitz: Group.Go: nil function")
 	}
-	g.goTask(&groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()})
+	g.goTask(&groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask(), labels: currentLabels()})
 }
 
 // goTask is Go for a task made by the caller.
@@ -262,7 +266,7 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	if fn == nil {
 		panic("blitz: Group.TryGo: nil function")
 	}
-	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask()}
+	t := &groupTask{g: g, fn: fn, parent: currentWorker().runningGroupTask(), labels: currentLabels()}
 	g.mu.Lock()
 	g.bind()
 	if !g.admit(t) {
@@ -373,9 +377,9 @@ func (g *Group) start(t *groupTask) {
 // submit submits an admitted task to the group's Sub, or to its pool.
 func (g *Group) submit(t *groupTask) error {
 	if g.sub != nil {
-		return g.sub.Go(t.run)
+		return g.sub.submit(context.Background(), &subTask{s: g.sub, t: t}, true, "Group.Go")
 	}
-	return g.pool.submit(context.Background(), t, true, "Group.Go")
+	return g.pool.submit(context.Background(), t, nil, true, "Group.Go")
 }
 
 // refuse records err, the pool's refusal of t, as t's outcome: the group's
@@ -449,12 +453,15 @@ func (g *Group) enqueue(t *groupTask) {
 // itself, not a func value made for it, saves an allocation per Go). A
 // task claimed already (run by a Wait) is skipped. It starts with no
 // context in force, as a goJob does.
-func (t *groupTask) run(w *Worker) {
+func (t *groupTask) run(w *Worker, _ profLabels) {
 	if !t.claimed.CompareAndSwap(false, true) {
 		return
 	}
-	if w.origin != nil {
-		outer, _ := w.enterCtx(nil)
+	// Under no labels here: the task's own, those its Go's caller had,
+	// are applied by enterGroupTask (the goroutine that submitted it may
+	// be another task finishing, whose labels are not this one's).
+	if !w.runsAsIs(nil) {
+		outer := w.enterLabels(nil)
 		defer w.leaveCtx(outer)
 	}
 	t.g.run(w, t)

@@ -44,7 +44,7 @@ import (
 // starts at t, and moves on to it. Consumers drain a sealed ring up to t and
 // then move to the next. A sealed ring is garbage once both ends left it; a
 // ring never shrinks, so the injector keeps the memory of the longest queue
-// it held, up to injRingMax slots (2 MiB) a ring.
+// it held, up to injRingMax slots (2.5 MiB) a ring.
 //
 // A mutex around a ring (the first version) cost 88-200 ns per task on the
 // submit benchmark, most of it the lock's cache line moving between the
@@ -105,16 +105,15 @@ type injRing struct {
 	slots []injSlot // immutable slice header; slots as described above
 }
 
-// injSlot is one slot of a ring. job and enq are written by the producer
-// that claimed the slot's position, before its release store of seq; read
-// and cleared by the consumer that took the position, after its acquire
-// load of seq and its head CAS, and before its release store of seq.
+// injSlot is one slot of a ring. t is written by the producer that claimed
+// the slot's position, before its release store of seq; read and cleared by
+// the consumer that took the position, after its acquire load of seq and
+// its head CAS, and before its release store of seq.
 type injSlot struct {
 	// seq: see the top of the file. Stored by producers and consumers with
 	// atomics.StoreRelease64, loaded with atomic.LoadUint64 (acquire).
 	seq uint64
-	job task
-	enq int64 // the submit time of a sampled task (Pool.now), 0 if not sampled
+	t   injTask
 }
 
 // The two marks of a ring's tail. Positions never reach them (2^62 claims).
@@ -124,7 +123,7 @@ const (
 	tailMarks = closedBit | sealedBit
 )
 
-// The sizes of the rings: a queue starts with injRingMin slots (8 KiB), or
+// The sizes of the rings: a queue starts with injRingMin slots (10 KiB), or
 // the bounded capacity rounded up to a power of two, and each ring that
 // fills is followed by one of twice its size, up to injRingMax.
 const (
@@ -247,17 +246,17 @@ func (q *injector) advanceTail(r *injRing, end uint64) {
 	q.tailRing.CompareAndSwap(r, next)
 }
 
-// publish writes j into the claimed position pos of ring r and marks it
+// publish writes t into the claimed position pos of ring r and marks it
 // written.
-func (q *injector) publish(pos uint64, r *injRing, j task, enq int64) {
+func (q *injector) publish(pos uint64, r *injRing, t injTask) {
 	s := r.slot(pos)
-	s.job, s.enq = j, enq
+	s.t = t
 	atomics.StoreRelease64(&s.seq, pos+1) // partner: the acquire load of seq in pop
 }
 
 // pop takes the oldest written task. It answers false when the queue is
 // empty or its oldest position is claimed but not yet written.
-func (q *injector) pop() (j task, enq int64, ok bool) {
+func (q *injector) pop() (t injTask, ok bool) {
 	for {
 		r := q.headRing.Load()
 		h := r.head.Load()
@@ -271,20 +270,20 @@ func (q *injector) pop() (j task, enq int64, ok bool) {
 			// out here and in popBatch: a shared helper is past the
 			// inliner's budget and cost this path 2 ns a task.)
 			s := r.slot(h)
-			j, enq = s.job, s.enq
-			s.job = nil
+			t = s.t
+			s.t = injTask{}
 			// Partner: the producer's acquire load of seq in claimIf,
 			// which must not reuse the slot before the reads above.
 			atomics.StoreRelease64(&s.seq, h+uint64(len(r.slots)))
 			q.tookTasks(1)
-			return j, enq, true
+			return t, true
 		}
 		if seq > h+1 {
 			continue // another worker took h and freed its slot
 		}
 		// Nothing written at h: empty, unless the ring is sealed there.
 		if !q.moveHead(r, h) {
-			return nil, 0, false
+			return injTask{}, false
 		}
 	}
 }
@@ -346,8 +345,8 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 		// their slots, as in pop.
 		for i := range n {
 			s := r.slot(h + i)
-			out[i] = injTask{job: s.job, enq: s.enq}
-			s.job = nil
+			out[i] = s.t
+			s.t = injTask{}
 			// Partner: claimIf's acquire load of seq.
 			atomics.StoreRelease64(&s.seq, h+i+uint64(len(r.slots)))
 		}
@@ -356,11 +355,13 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 	}
 }
 
-// injTask is a task taken from the injector with its submit time (0 when
-// it is not sampled).
+// injTask is a submitted task as the injector and the run queues hold it:
+// the task, its submit time (Pool.now) if it is sampled, else 0, and its
+// submitter's profiler labels (labels.go), nil for none.
 type injTask struct {
-	job task
-	enq int64
+	job    task
+	enq    int64
+	labels profLabels
 }
 
 // moveHead moves headRing on from r if r is sealed at h, the position its

@@ -11,7 +11,7 @@ import (
 func testPush(q *injector, j task) claimResult {
 	pos, b, r := q.tryClaim()
 	if r == claimed {
-		q.publish(pos, b, j, 0)
+		q.publish(pos, b, injTask{job: j, enq: 0})
 	}
 	return r
 }
@@ -19,7 +19,13 @@ func testPush(q *injector, j task) claimResult {
 // seqJob carries a sequence number.
 type seqJob struct{ n int }
 
-func (seqJob) run(*Worker)                       {}
+// popJob is q.pop with the task's fields apart.
+func popJob(q *injector) (task, int64, bool) {
+	t, ok := q.pop()
+	return t.job, t.enq, ok
+}
+
+func (seqJob) run(*Worker, profLabels)           {}
 func (seqJob) finish(*Worker, *PanicError, bool) {}
 
 // TestInjectorFIFOAcrossRingsAndClose queues more than the first ring holds,
@@ -39,12 +45,12 @@ func TestInjectorFIFOAcrossRingsAndClose(t *testing.T) {
 		t.Fatalf("len %d accepted %d, want %d", q.len(), q.accepted(), n)
 	}
 	for i := 0; i < n; i++ {
-		j, _, ok := q.pop()
+		j, _, ok := popJob(&q)
 		if !ok || j.(seqJob).n != i {
 			t.Fatalf("pop %d: %v %v", i, j, ok)
 		}
 	}
-	if _, _, ok := q.pop(); ok || q.len() != 0 {
+	if _, _, ok := popJob(&q); ok || q.len() != 0 {
 		t.Fatal("pop from an empty injector succeeded")
 	}
 	if got := q.close(); got != n {
@@ -125,7 +131,7 @@ func TestInjectorRingSizes(t *testing.T) {
 		want = min(2*want, injRingMax)
 	}
 	for i := 0; i < n; i++ {
-		if j, _, ok := q.pop(); !ok || j.(seqJob).n != i {
+		if j, _, ok := popJob(&q); !ok || j.(seqJob).n != i {
 			t.Fatalf("pop %d: %v %v", i, j, ok)
 		}
 	}
@@ -163,11 +169,11 @@ func TestInjectorCloseAfterSeal(t *testing.T) {
 		t.Fatalf("claim after close: %v", res)
 	}
 	for i := 0; i < injRingMin; i++ {
-		if j, _, ok := q.pop(); !ok || j.(seqJob).n != i {
+		if j, _, ok := popJob(&q); !ok || j.(seqJob).n != i {
 			t.Fatalf("pop %d: %v %v", i, j, ok)
 		}
 	}
-	if _, _, ok := q.pop(); ok || q.len() != 0 || q.accepted() != injRingMin {
+	if _, _, ok := popJob(&q); ok || q.len() != 0 || q.accepted() != injRingMin {
 		t.Errorf("after draining: len %d accepted %d", q.len(), q.accepted())
 	}
 }
@@ -180,15 +186,15 @@ func TestInjectorUnwrittenSlotReadsEmpty(t *testing.T) {
 		t.Fatal(r)
 	}
 	testPush(&q, seqJob{1}) // a later producer finished first
-	if _, _, ok := q.pop(); ok {
+	if _, _, ok := popJob(&q); ok {
 		t.Fatal("pop took a task past an unwritten slot (FIFO broken)")
 	}
 	if q.len() != 2 {
 		t.Errorf("len %d, want 2 (claims count)", q.len())
 	}
-	q.publish(pos, b, seqJob{0}, 5)
+	q.publish(pos, b, injTask{job: seqJob{0}, enq: 5})
 	for want := 0; want < 2; want++ {
-		j, enq, ok := q.pop()
+		j, enq, ok := popJob(&q)
 		if !ok || j.(seqJob).n != want {
 			t.Fatalf("pop: %v %v, want %d", j, ok, want)
 		}
@@ -215,7 +221,7 @@ func TestInjectorCapacity(t *testing.T) {
 		if r != claimed {
 			t.Fatal("forced claim refused")
 		}
-		q.publish(pos, b, seqJob{capacity}, 0)
+		q.publish(pos, b, injTask{job: seqJob{capacity}, enq: 0})
 		if q.len() != capacity+1 {
 			t.Errorf("cap %d: len %d", capacity, q.len())
 		}
@@ -283,7 +289,7 @@ func TestInjectorConcurrent(t *testing.T) {
 					last[i] = -1
 				}
 				for taken.Load() < int64(total) {
-					j, _, ok := q.pop()
+					j, _, ok := popJob(&q)
 					if !ok {
 						runtime.Gosched()
 						continue
@@ -413,7 +419,7 @@ func TestInjectorCloseStorm(t *testing.T) {
 				defer wg.Done()
 				<-start
 				for {
-					j, _, ok := q.pop()
+					j, _, ok := popJob(&q)
 					if ok {
 						if _, dup := seen.LoadOrStore(j.(seqJob).n, true); dup {
 							t.Errorf("task %d taken twice", j.(seqJob).n)

@@ -95,19 +95,18 @@ func (r jobRef) index() uint32 { return uint32(uint64(r) & refIndexMask) }
 func (r jobRef) worker() int   { return int(uint64(r) >> refWorkerLow & refWorkerMask) }
 
 // work is one job found by findWork or taken by a waiting worker: its ref,
-// and for a submitted task (kindTask) the task and its submit time (0 when it
-// is not sampled).
+// and for a submitted task (kindTask) the task with its submit time and
+// labels.
 type work struct {
 	ref  jobRef
-	task task
-	enq  int64
+	task injTask
 	// stolen says that the job came from another worker's deque or run
 	// queue (serve: who an added worker wakes).
 	stolen bool
 }
 
 // work is a submitted task taken from a run queue or a batch, as a job.
-func (t injTask) work() work { return work{ref: taskRef, task: t.job, enq: t.enq} }
+func (t injTask) work() work { return work{ref: taskRef, task: t} }
 
 // execute runs one job: the only place where a worker dispatches on the
 // kind of job. Every caller found the job as its own (a pop, a successful
@@ -128,7 +127,7 @@ func (w *Worker) execute(wk work) {
 		j := o.spawns.take(r.index(), o == w)
 		w.runSpawn(j.st, j.fn)
 	default:
-		w.runTask(wk.task, wk.enq)
+		w.runTask(wk.task)
 	}
 	w.stats.bump(&w.stats.finished) // the monitor's busy mark ends (blocking.go)
 }
@@ -149,12 +148,14 @@ func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
 		w.scope.Store(st)
 	}
 	outerCtx, below, pushed := w.enterJob(st.origin, st.group)
+	region := w.jobRegion(pushed)
 	ok := false
 	defer func() {
 		if !ok {
 			st.record(unwinding(recover()))
 			w.depth = d
 		}
+		endRegion(region)
 		w.leaveJob(outerCtx, below, pushed)
 		if marked {
 			w.scope.Store(outer)
@@ -173,7 +174,8 @@ func (w *Worker) runSpawn(st *scopeState, fn func(*Worker, *Scope)) {
 // recovered panic (pe), after a runtime.Goexit (goexit), or normally. One
 // deferred recover serves every kind of task.
 type task interface {
-	run(w *Worker)
+	// run runs the task under l, its submitter's profiler labels.
+	run(w *Worker, l profLabels)
 	finish(w *Worker, pe *PanicError, goexit bool)
 }
 
@@ -184,8 +186,8 @@ type task interface {
 // even if finish ends the goroutine (a panic handler that calls
 // runtime.Goexit, which then replaces the worker as a task's Goexit does):
 // a task that is never counted would keep Close waiting for good.
-func (w *Worker) runTask(t task, enq int64) {
-	p := w.pool
+func (w *Worker) runTask(it injTask) {
+	p, t, enq := w.pool, it.job, it.enq
 	var start int64
 	if enq != 0 {
 		start = p.now()
@@ -208,6 +210,6 @@ func (w *Worker) runTask(t task, enq int64) {
 		}
 		t.finish(w, pe, !returned && pe == nil)
 	}()
-	t.run(w)
+	t.run(w, it.labels)
 	returned = true
 }

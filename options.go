@@ -115,9 +115,8 @@ func WithPanicHandler(h func(v any, stack []byte)) Option {
 	return func(c *config) { c.panicHandler = h }
 }
 
-// WithName names the pool. The name labels the worker goroutines in CPU
-// profiles (pprof label "blitz.pool"; "blitz.worker" holds the worker index).
-// The default is "blitz".
+// WithName names the pool, in its panics' and errors' messages. The
+// default is "blitz".
 func WithName(name string) Option {
 	return func(c *config) {
 		if name == "" {
@@ -208,6 +207,16 @@ func WithCallerRuns(on bool) Option {
 // its own goroutine; so it does with the futex backend, whose workers lock
 // their threads too. Such a thread ends with its worker, never serving
 // another goroutine. Hooks of different workers run concurrently.
+//
+// The profiler labels the hook leaves on its goroutine are the worker's own:
+// tasks whose submitter had no labels run under them, and the worker gets
+// them back after each task that ran under its submitter's (see "Profiles"
+// in the package documentation). So a program labels each pool's work in
+// its CPU profiles:
+//
+//	blitz.WithWorkerStart(func(id int) {
+//		pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels("pool", "images")))
+//	})
 //
 // A panic in the hook goes where a panic in a Go task goes (the panic
 // handler, WithPanicHandler, or a crash of the program without one), and the

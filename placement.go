@@ -55,9 +55,26 @@ type placementConfig struct {
 	cpusSet   bool
 
 	// detect and pin are topology.Detect and topology.Pin; tests replace
-	// them to place on a fixture or to make pinning fail.
+	// them to place on a fixture or to make pinning fail. planOn is
+	// planOn. All three are set by the placement options alone
+	// (linkPlacement).
 	detect func() *topology.Topology
 	pin    func(cpu int) (unpin func(), err error)
+	planOn func(topo *topology.Topology, n int, pc *placementConfig, explicitTiers [][][]int) (plan, error)
+}
+
+// linkPlacement sets what places and pins workers, where a placement
+// option asks for it. Nothing else refers to them, so a program that never
+// places its workers does not link the topology's detection, placement and
+// pinning (sysfs parsing, affinity calls): about 0.4 MB of its binary.
+func (pc *placementConfig) linkPlacement() {
+	if pc.detect == nil {
+		pc.detect = topology.Detect
+	}
+	if pc.pin == nil {
+		pc.pin = topology.Pin
+	}
+	pc.planOn = planOn
 }
 
 // requested reports whether the pool is to pin its workers.
@@ -95,6 +112,7 @@ func WithPlacement(p topology.Policy) Option {
 		}
 		c.place.policy = p
 		c.place.policySet = true
+		c.place.linkPlacement()
 	}
 }
 
@@ -127,6 +145,7 @@ func WithCPUs(cpus ...int) Option {
 		}
 		c.place.cpus = append([]int(nil), cpus...)
 		c.place.cpusSet = true
+		c.place.linkPlacement()
 	}
 }
 
@@ -148,11 +167,7 @@ func (pc *placementConfig) plan(n int, explicitTiers [][][]int) (plan, error) {
 	if !pc.requested() {
 		return plan{tiers: explicitTiers}, nil
 	}
-	detect := pc.detect
-	if detect == nil {
-		detect = topology.Detect
-	}
-	return planOn(detect(), n, pc, explicitTiers)
+	return pc.planOn(pc.detect(), n, pc, explicitTiers)
 }
 
 // planOn is the pure part of plan: topology, worker count and options in,
@@ -260,11 +275,7 @@ func newPoolPlacement(pl plan, pc *placementConfig) *poolPlacement {
 	if pl.cpus == nil {
 		return nil
 	}
-	pin := pc.pin
-	if pin == nil {
-		pin = topology.Pin
-	}
-	pp := &poolPlacement{notes: pl.notes, pin: pin}
+	pp := &poolPlacement{notes: pl.notes, pin: pc.pin}
 	pp.started.Add(len(pl.cpus))
 	return pp
 }

@@ -544,7 +544,7 @@ func (p *Pool) release() {
 		w.runq.ring.Store(nil) // every slot was cleared as it was taken
 		w.frames.release()
 		w.spawns.release()
-		w.lastScope, w.origin = nil, nil
+		w.lastScope, w.origin, w.lastLabelled = nil, nil, nil
 		w.ctxs.Store(nil)
 	}
 	p.inj.release()

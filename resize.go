@@ -459,6 +459,7 @@ func (w *Worker) startHook() {
 	if h := w.pool.workerStart; h != nil {
 		w.callHook(h)
 	}
+	w.base = currentLabels() // the hook's, if it set some (labels.go)
 }
 
 // exitHook runs the pool's exit hook for w if the start hook ran on this

@@ -93,7 +93,7 @@ func (r *ResultGroup[T]) Go(fn func(w *Worker) (T, error)) {
 	if fn == nil {
 		panic("blitz: ResultGroup.Go: nil function")
 	}
-	t := &groupTask{g: &r.g, parent: currentWorker().runningGroupTask(), sink: r}
+	t := &groupTask{g: &r.g, parent: currentWorker().runningGroupTask(), sink: r, labels: currentLabels()}
 	t.fn = func(w *Worker) error {
 		v, err := fn(w)
 		r.store(t.seq, v, err)

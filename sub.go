@@ -325,14 +325,19 @@ func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait 
 type subTask struct {
 	s *Sub
 	t task
+	// labels are the submitter's profiler labels (labels.go), which the
+	// task runs under, on whichever worker's chain reaches it. Written
+	// by submit before the task is queued.
+	labels profLabels
 	// inQueue: in s.queue, waiting for a slot; gone: withdrawn from it.
 	// Both under s.mu.
 	inQueue, gone bool
 }
 
 // run is the task as the parent runs it: it holds a slot, and runs the
-// tasks queued behind it while there are any (see the top of the file).
-func (st *subTask) run(w *Worker) {
+// tasks queued behind it while there are any (see the top of the file),
+// each under its own submitter's labels.
+func (st *subTask) run(w *Worker, _ profLabels) {
 	s := st.s
 	s.mu.Lock()
 	s.running++
@@ -363,7 +368,7 @@ func (s *Sub) runOne(w *Worker, st *subTask) (next *subTask) {
 	}()
 	// The task holds a slot: what runs within it, here or in other pools,
 	// calls into s in that slot (heldBy).
-	hold := &groupTask{sub: s}
+	hold := &groupTask{sub: s, labels: st.labels}
 	outer := w.enterGroupTask(hold)
 	defer func() {
 		if !returned {
@@ -373,7 +378,7 @@ func (s *Sub) runOne(w *Worker, st *subTask) (next *subTask) {
 		w.leaveGroupTask(hold, outer)
 		st.t.finish(w, pe, !returned && pe == nil)
 	}()
-	st.t.run(w)
+	st.t.run(w, st.labels)
 	returned = true
 	return nil
 }
@@ -438,6 +443,7 @@ func (s *Sub) wakeRoom() {
 // may wait: over the bound), else it refuses (wait false) or waits for
 // room until ctx ends.
 func (s *Sub) submit(ctx context.Context, st *subTask, wait bool, name string) error {
+	st.labels = currentLabels()
 	over := wait && (s.p.inTask() || s.heldBy(currentWorker()))
 	s.mu.Lock()
 	for {
@@ -641,8 +647,8 @@ func (r *subRegistry) closeAll() {
 
 // injectOver queues t in p's injector over its bound (a Sub's task: see
 // the top of the file), and reports false if the injector is closed. The
-// caller tells the sleep protocol.
-func (p *Pool) injectOver(t task) bool {
+// caller tells the sleep protocol. t carries the labels it runs under.
+func (p *Pool) injectOver(t *subTask) bool {
 	pos, b, r := p.inj.claim()
 	if r == claimClosed {
 		return false
@@ -651,6 +657,6 @@ func (p *Pool) injectOver(t task) bool {
 	if pos&p.sampleMask == 0 {
 		enq = p.now()
 	}
-	p.inj.publish(pos, b, t, enq)
+	p.inj.publish(pos, b, injTask{job: t, enq: enq})
 	return true
 }

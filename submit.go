@@ -76,7 +76,7 @@ func (p *Pool) Go(fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: Pool.Go: nil function")
 	}
-	return p.submit(context.Background(), goJob(fn), true, "Pool.Go")
+	return p.submit(context.Background(), goJob(fn), currentLabels(), true, "Pool.Go")
 }
 
 // TryGo submits fn like Go but never blocks: when the pool has a capacity
@@ -90,7 +90,7 @@ func (p *Pool) TryGo(fn func(w *Worker)) error {
 	if fn == nil {
 		panic("blitz: Pool.TryGo: nil function")
 	}
-	return p.submit(context.Background(), goJob(fn), false, "Pool.TryGo")
+	return p.submit(context.Background(), goJob(fn), currentLabels(), false, "Pool.TryGo")
 }
 
 // GoContext submits fn like Go, waiting for room in a full queue until ctx
@@ -111,7 +111,7 @@ func (p *Pool) GoContext(ctx context.Context, fn func(w *Worker)) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("blitz: Pool.GoContext: %w", err)
 	}
-	return p.submit(ctx, &ctxGoJob{fn: fn, ctx: ctx}, true, "Pool.GoContext")
+	return p.submit(ctx, &ctxGoJob{fn: fn, ctx: ctx}, currentLabels(), true, "Pool.GoContext")
 }
 
 // ctxGoJob is a task submitted with GoContext: a goJob that runs with its
@@ -121,11 +121,12 @@ type ctxGoJob struct {
 	ctx context.Context
 }
 
-// run runs the task with its context in force (Worker.Context), restored
-// however it ends.
-func (g *ctxGoJob) run(w *Worker) {
-	outer := w.enterTaskCtx(g.ctx)
+// run runs the task with its context and labels in force (Worker.Context,
+// labels.go), restored however it ends, in a trace region of the context.
+func (g *ctxGoJob) run(w *Worker, l profLabels) {
+	outer := w.enterTaskCtx(g.ctx, l)
 	defer w.leaveCtx(outer)
+	defer endRegion(traceRegion(g.ctx))
 	g.fn(w)
 }
 
@@ -135,21 +136,24 @@ func (g *ctxGoJob) finish(w *Worker, pe *PanicError, goexit bool) { g.fn.finish(
 // converting it to a task interface allocates nothing.
 type goJob func(*Worker)
 
-// run runs the task. A task without a context normally starts where none is
-// in force (a worker's idle loop); on a worker lent out while one of its
-// tasks with a context waits (Worker.lend), it must not see that one.
-func (g goJob) run(w *Worker) {
-	if w.origin != nil {
-		runWithoutCtx(w, g)
+// run runs the task under its submitter's labels l. A task without a
+// context normally starts where none is in force (a worker's idle loop),
+// under the worker's own labels; one with labels, or one on a worker lent
+// out while one of its tasks with a context waits (Worker.lend), which it
+// must not see, pushes a record of its own.
+func (g goJob) run(w *Worker, l profLabels) {
+	if !w.runsAsIs(l) {
+		runAsTask(w, l, g)
 		return
 	}
 	g(w)
 }
 
-// runWithoutCtx runs f with no context in force (Worker.Context is
-// Background), restoring the one in force however f ends.
-func runWithoutCtx(w *Worker, f func(*Worker)) {
-	outer, _ := w.enterCtx(nil)
+// runAsTask runs f as a task submitted without a context under labels l
+// (Worker.Context is Background), restoring what was in force however f
+// ends.
+func runAsTask(w *Worker, l profLabels, f func(*Worker)) {
+	outer := w.enterLabels(l)
 	defer w.leaveCtx(outer)
 	f(w)
 }
@@ -246,12 +250,13 @@ func do[T any](p *Pool, fn func(w *Worker) T, name string) T {
 	if w := currentWorker(); w != nil {
 		return doFrom(w, p, fn, name)
 	}
-	if r, ok := callOnCaller(p, fn); ok {
+	l := currentLabels()
+	if r, ok := callOnCaller(p, fn, l); ok {
 		return r
 	}
 	done := newDone()
 	j := &callJob[T]{fn: fn, done: done}
-	if err := p.submit(context.Background(), j, true, name); err != nil {
+	if err := p.submit(context.Background(), j, l, true, name); err != nil {
 		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
 	<-done
@@ -301,7 +306,7 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 		return callOwn(w, fn)
 	}
 	j := &callJob[T]{fn: callFrom(w, fn), waiter: w}
-	if err := p.submit(context.Background(), j, true, name); err != nil {
+	if err := p.submit(context.Background(), j, currentLabels(), true, name); err != nil {
 		panic(fmt.Errorf("blitz: %s: %w", name, err))
 	}
 	w.waitCall(&j.latch, nil)
@@ -310,12 +315,14 @@ func doFrom[T any](w *Worker, p *Pool, fn func(w *Worker) T, name string) T {
 
 // callOwn runs fn inline on w, a worker of the pool that Run, Do or DoFrom
 // was given: as a task submitted without a context would run (Worker.Context
-// is Background in fn), with Do's panic shape (callInline).
+// is Background in fn), under the calling task's labels, with Do's panic
+// shape (callInline).
 func callOwn[T any](w *Worker, fn func(*Worker) T) T {
-	if w.origin == nil {
+	l := currentLabels()
+	if w.runsAsIs(l) {
 		return callInline(w, fn)
 	}
-	outer, _ := w.enterCtx(nil)
+	outer := w.enterLabels(l)
 	defer w.leaveCtx(outer)
 	return callInline(w, fn)
 }
@@ -413,7 +420,7 @@ func doContext[T any](ctx context.Context, p *Pool, fn func(w *Worker) T, wait b
 	}
 	done := newDone()
 	j := &callJob[T]{fn: fn, done: done, ctx: ctx}
-	if err := p.submit(ctx, j, wait, name); err != nil {
+	if err := p.submit(ctx, j, currentLabels(), wait, name); err != nil {
 		doneChans.Put(done)
 		return zero, err
 	}
@@ -451,14 +458,17 @@ func doContextOwn[T any](ctx context.Context, w *Worker, fn func(w *Worker) T, n
 		normal bool
 		ended  error // ctx's error when fn ended
 	)
+	l := currentLabels()
 	w.runLent(func(w *Worker) {
-		outer, d := w.enterTaskCtx(ctx), w.depth
+		outer, d := w.enterTaskCtx(ctx, l), w.depth
+		r := traceRegion(ctx)
 		defer func() {
 			ended = ctx.Err()
 			if !normal {
 				pe = unwinding(recover()) // nil for a Goexit, which goes on
 				w.depth = d
 			}
+			endRegion(r)
 			w.leaveCtx(outer)
 		}()
 		res = fn(w)
@@ -487,7 +497,7 @@ func doContextFrom[T any](ctx context.Context, w *Worker, p *Pool, fn func(w *Wo
 	if w != nil {
 		j.fn = callFrom(w, fn)
 	}
-	if err := p.submit(ctx, j, wait, name); err != nil {
+	if err := p.submit(ctx, j, currentLabels(), wait, name); err != nil {
 		return zero, err
 	}
 	if w.waitCall(&j.latch, ctx.Done()) {
@@ -552,27 +562,24 @@ func (j *callJob[T]) start() bool { return j.state.CompareAndSwap(callQueued, ca
 // was withdrawn before any worker started it (false: it started).
 func (j *callJob[T]) withdraw() bool { return j.state.CompareAndSwap(callQueued, callWithdrawn) }
 
-func (j *callJob[T]) run(w *Worker) {
+func (j *callJob[T]) run(w *Worker, l profLabels) {
 	if !j.start() {
 		return // withdrawn: its caller has gone, nobody waits
 	}
-	if j.ctx != nil || w.origin != nil {
-		j.runInCtx(w)
+	if j.ctx != nil || !w.runsAsIs(l) {
+		j.runInCtx(w, l)
 		return
 	}
 	j.result = j.fn(w)
 }
 
-// runInCtx runs fn with the job's context in force (Worker.Context), or
-// none if it has none, restoring the one in force however fn ends.
-func (j *callJob[T]) runInCtx(w *Worker) {
-	var outer *taskCtx
-	if j.ctx != nil {
-		outer = w.enterTaskCtx(j.ctx)
-	} else {
-		outer, _ = w.enterCtx(nil)
-	}
+// runInCtx runs fn with the job's context (none if it has none) and labels l
+// in force (Worker.Context, labels.go), restoring what was in force however
+// fn ends; with a context, in a trace region of it.
+func (j *callJob[T]) runInCtx(w *Worker, l profLabels) {
+	outer := w.enterTask(j.ctx, l)
 	defer w.leaveCtx(outer)
+	defer endRegion(traceRegion(j.ctx))
 	j.result = j.fn(w)
 }
 
@@ -684,11 +691,12 @@ func (j *callJob[T]) outcome() T {
 	panic(j.panicked)
 }
 
-// submit accepts a task from any goroutine. With a full bounded queue it
-// refuses with ErrQueueFull (wait false) or waits for room until ctx ends
-// (wait true). It refuses with ErrClosed once Close has begun. name is the
-// entry point the caller called, for the error of a wait that ctx ended.
-func (p *Pool) submit(ctx context.Context, t task, wait bool, name string) error {
+// submit accepts a task from any goroutine, to run under labels l (its
+// submitter's: labels.go). With a full bounded queue it refuses with
+// ErrQueueFull (wait false) or waits for room until ctx ends (wait true).
+// It refuses with ErrClosed once Close has begun. name is the entry point
+// the caller called, for the error of a wait that ctx ended.
+func (p *Pool) submit(ctx context.Context, t task, l profLabels, wait bool, name string) error {
 	pos, b, r := p.inj.tryClaim()
 	if r == claimFull {
 		if !wait {
@@ -707,7 +715,7 @@ func (p *Pool) submit(ctx context.Context, t task, wait bool, name string) error
 	if pos&p.sampleMask == 0 {
 		enq = p.now()
 	}
-	p.inj.publish(pos, b, t, enq)
+	p.inj.publish(pos, b, injTask{job: t, enq: enq, labels: l})
 	// Whether the queue was empty is asked only if a worker sleeps: it
 	// loads head, a line the consumers write on every pop.
 	p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)

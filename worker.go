@@ -1,10 +1,7 @@
 package blitz
 
 import (
-	"context"
 	"runtime"
-	"runtime/pprof"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/blitz-go/blitz/atomics"
@@ -207,6 +204,17 @@ type Worker struct {
 	// for none: the origin of ctxs' head. Owner-only.
 	origin *taskCtx
 
+	// base is the worker's own profiler labels (labels.go): none, or
+	// those its start hook set. Work of a task submitted without labels
+	// runs under them. Written by the worker goroutine after the start
+	// hook (startHook), read by whichever goroutine runs as the worker.
+	base profLabels
+
+	// lastLabelled is the origin record of the last task without a
+	// context that enterLabels started on this worker, for the next one
+	// of the same labels to reuse (taskctx.go). Owner-only.
+	lastLabelled *taskCtx
+
 	// ctxs is the chain of context records of the jobs this worker is in,
 	// newest first. Stored by the worker goroutine as it enters and leaves
 	// jobs; loaded by any worker that runs a join half of this worker's
@@ -301,8 +309,8 @@ func (w *Worker) findWork() (work, bool) {
 		// empty, and the injector holds the submitted tasks in one
 		// place, so it is looked at first, as Go's findRunnable looks at
 		// the global run queue before it steals.
-		if j, enq, ok := w.pool.inj.pop(); ok {
-			return work{ref: taskRef, task: j, enq: enq}, true
+		if t, ok := w.pool.inj.pop(); ok {
+			return t.work(), true
 		}
 	}
 	if r, ok := w.steal(); ok {
@@ -318,8 +326,8 @@ func (w *Worker) findWork() (work, bool) {
 		}
 	}
 	if !sampled {
-		if j, enq, ok := w.pool.inj.pop(); ok {
-			return work{ref: taskRef, task: j, enq: enq}, true
+		if t, ok := w.pool.inj.pop(); ok {
+			return t.work(), true
 		}
 	}
 	return work{}, false
@@ -356,8 +364,8 @@ func (w *Worker) run() {
 	}
 	w.pinSelf() // with a placement: locks the thread (again) and pins it, for good
 	running.Set(w)
-	pprof.Do(context.Background(), pprof.Labels("blitz.pool", p.name, "blitz.worker", strconv.Itoa(w.index)),
-		func(context.Context) { w.life() })
+	clearLabels() // a go statement gave it its creator's (labels.go)
+	w.life()
 	if p.backend.lockThread && p.place == nil && p.workerStart == nil {
 		// Nothing changed the thread: it goes back to the runtime, which
 		// keeps it for other goroutines, as a plain goroutine's thread

@@ -44,7 +44,7 @@ var coherencyLineSizePath = "/sys/devices/system/cpu/cpu0/cache/index0/coherency
 // Sources reported by DetectedCacheLineSize.
 const (
 	SourceSysfs    = "sysfs"    // Linux coherency_line_size of cpu0's first cache
-	SourceCPUID    = "cpuid"    // CPUID leaf data via github.com/klauspost/cpuid/v2 (x86 only)
+	SourceCPUID    = "cpuid"    // the CPUID instruction's leaf 1 CLFLUSH size (x86 only)
 	SourceFallback = "fallback" // nothing detected: the compiled CacheLineSize
 )
 
@@ -55,8 +55,8 @@ const (
 // every part of the architecture and may be larger than the detected line on
 // purpose.
 //
-// Order: Linux sysfs, then CPUID on x86 (cpuid/v2 hard-codes 64 on arm64, so
-// it is not consulted there), then the compiled constant.
+// Order: Linux sysfs, then CPUID on x86 (other architectures have no
+// trustworthy equivalent), then the compiled constant.
 func DetectedCacheLineSize() (size int, source string) {
 	if n, ok := readLineSize(coherencyLineSizePath); ok {
 		return n, SourceSysfs

@@ -10,7 +10,7 @@ import (
 
 // Detect reads the running machine's topology from /sys, with the allowed
 // set from sched_getaffinity (which already reflects cgroup cpusets) and the
-// processor identity from cpuid/v2 and x/sys/cpu. It never fails; see
+// processor identity (HostIdentity). It never fails; see
 // DetectFrom for what it reads and how it degrades.
 func Detect() *Topology {
 	t := DetectFrom(os.DirFS("/"), processAffinity())

@@ -14,7 +14,7 @@ import (
 
 // Detect returns a flat topology on systems other than Linux: runtime.NumCPU
 // CPUs, each its own core in one unknown package, with no cache sharing or
-// NUMA information, and the processor identity from cpuid/v2 and x/sys/cpu.
+// NUMA information, and the processor identity (HostIdentity).
 // Topology.Degraded says why.
 func Detect() *Topology {
 	t := Flat(runtime.NumCPU(), fmt.Sprintf("no topology source on %s: flat topology of runtime.NumCPU() CPUs", runtime.GOOS))

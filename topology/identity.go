@@ -6,32 +6,36 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/klauspost/cpuid/v2"
+	"github.com/blitz-go/blitz/internal/cpuid"
 	"golang.org/x/sys/cpu"
 )
 
-// Identity describes the processor model of the running machine, as
-// github.com/klauspost/cpuid/v2 and golang.org/x/sys/cpu report it. Sysfs
-// says how CPUs are connected; Identity says what they are.
+// Identity describes the processor model of the running machine, as the
+// CPUID instruction (on x86), /proc/cpuinfo (on Linux) and
+// golang.org/x/sys/cpu report it. Sysfs says how CPUs are connected;
+// Identity says what they are.
 type Identity struct {
-	Known  bool   // false when not detected (a fixture root, or cpuid found nothing)
+	Known  bool   // false when not detected (a fixture root, or nothing found)
 	Arch   string // runtime.GOARCH
-	Vendor string // cpuid vendor string, e.g. "GenuineIntel", "AuthenticAMD", "ARM"
-	Brand  string // cpuid brand name, e.g. "Intel(R) Xeon(R) Processor"
+	Vendor string // CPUID's vendor string ("GenuineIntel", "AuthenticAMD"), or the arm64 implementer's name ("Arm Limited")
+	Brand  string // CPUID's brand string, e.g. "Intel(R) Xeon(R) Processor" (x86 only)
 
+	// Family, Model and Stepping as CPUID's leaf 1 encodes them; on arm64
+	// the variant, part number and revision of /proc/cpuinfo.
 	Family, Model, Stepping int
 
-	// Counts as cpuid sees them (0 if unknown). Under a hypervisor these
-	// describe the virtual CPU, not the host.
+	// Counts as CPUID sees them, per package (0 if unknown; x86 only).
+	// Under a hypervisor these describe the virtual CPU, not the host.
 	PhysicalCores, LogicalCores, ThreadsPerCore int
 
-	// CacheLine is cpuid's cache line size in bytes (0 if unknown).
-	// cpuid/v2 hard-codes 64 on arm64: do not trust it there; sysfs's
-	// coherency_line_size (Cache.LineSize) is the better source.
+	// CacheLine is the line size CPUID reports in bytes (leaf 1's CLFLUSH
+	// size), 0 if unknown and off x86; sysfs's coherency_line_size
+	// (Cache.LineSize) is the better source.
 	CacheLine int
-	// Cache sizes per cpuid in bytes, -1 if unknown.
+	// Cache sizes per CPUID in bytes, -1 if unknown (and off x86).
 	L1D, L1I, L2, L3 int
 
 	// Features lists the instruction-set features that matter to this
@@ -52,11 +56,11 @@ type Identity struct {
 
 // HostIdentity returns the Identity of the running machine.
 func HostIdentity() Identity {
-	c := cpuid.CPU
+	c := cpuid.Read()
 	id := Identity{
 		Arch:           runtime.GOARCH,
-		Vendor:         c.VendorString,
-		Brand:          c.BrandName,
+		Vendor:         c.Vendor,
+		Brand:          c.Brand,
 		Family:         c.Family,
 		Model:          c.Model,
 		Stepping:       c.Stepping,
@@ -64,22 +68,23 @@ func HostIdentity() Identity {
 		LogicalCores:   c.LogicalCores,
 		ThreadsPerCore: c.ThreadsPerCore,
 		CacheLine:      c.CacheLine,
-		L1D:            c.Cache.L1D,
-		L1I:            c.Cache.L1I,
-		L2:             c.Cache.L2,
-		L3:             c.Cache.L3,
+		L1D:            c.L1D,
+		L1I:            c.L1I,
+		L2:             c.L2,
+		L3:             c.L3,
 		Features:       hostFeatures(),
 	}
-	if id.Vendor == "" && c.VendorID != cpuid.VendorUnknown {
-		id.Vendor = c.VendorID.String()
-	}
 	info, _ := os.ReadFile("/proc/cpuinfo")
-	model, virtualFlag := parseCPUInfo(info, runtime.GOARCH)
-	id.ModelName = model
+	ci := parseCPUInfo(info, runtime.GOARCH)
+	id.ModelName = ci.model
 	if id.ModelName == "" {
 		id.ModelName = strings.TrimSpace(id.Brand)
 	}
-	id.Hypervisor = hypervisorName(c, virtualFlag)
+	if ci.implementer != "" {
+		id.Vendor = armImplementer(ci.implementer)
+		id.Family, id.Model, id.Stepping = cpuinfoInt(ci.variant), cpuinfoInt(ci.part), cpuinfoInt(ci.revision)
+	}
+	id.Hypervisor = hypervisorName(c.Hypervisor, ci.hypervisor)
 	id.Kernel = runtime.GOOS
 	if rel, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil && len(bytes.TrimSpace(rel)) > 0 {
 		id.Kernel += " " + string(bytes.TrimSpace(rel))
@@ -122,17 +127,33 @@ func hostFeatures() []string {
 	return out
 }
 
-// parseCPUInfo returns the processor model of a /proc/cpuinfo text and
-// whether its flags include "hypervisor" (the CPUID bit x86 guests see).
-// The model is the first "model name" on x86; elsewhere the first "CPU
-// implementer" and "CPU part" (arm64 kernels print no model name). An
-// emulator such as qemu-user may show the host's file, so only the keys of
-// the running arch are read.
-func parseCPUInfo(text []byte, arch string) (model string, hypervisor bool) {
+// cpuInfo is what parseCPUInfo reads from /proc/cpuinfo.
+type cpuInfo struct {
+	model string // the processor model (see parseCPUInfo)
+	// hypervisor: the flags include "hypervisor" (the CPUID bit x86
+	// guests see).
+	hypervisor bool
+	// The arm64 identification fields, as the kernel prints them
+	// ("0x41", "0xd0c"); empty elsewhere.
+	implementer, variant, part, revision string
+}
+
+// parseCPUInfo reads a /proc/cpuinfo text: the processor model, the first
+// "model name" on x86; elsewhere the first "CPU implementer" and "CPU part"
+// (arm64 kernels print no model name), with the other identification
+// fields; and whether the flags include "hypervisor". An emulator such as
+// qemu-user may show the host's file, so only the keys of the running arch
+// are read.
+func parseCPUInfo(text []byte, arch string) cpuInfo {
 	x86 := arch == "amd64" || arch == "386"
-	var implementer, part string
+	var ci cpuInfo
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	first := func(field *string, val string) {
+		if *field == "" {
+			*field = val
+		}
+	}
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
 		if !ok {
@@ -140,30 +161,66 @@ func parseCPUInfo(text []byte, arch string) (model string, hypervisor bool) {
 		}
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		switch {
-		case x86 && key == "model name" && model == "":
-			model = val
+		case x86 && key == "model name":
+			first(&ci.model, val)
 		case x86 && key == "flags":
-			hypervisor = hypervisor || slices.Contains(strings.Fields(val), "hypervisor")
-		case !x86 && key == "CPU implementer" && implementer == "":
-			implementer = val
-		case !x86 && key == "CPU part" && part == "":
-			part = val
+			ci.hypervisor = ci.hypervisor || slices.Contains(strings.Fields(val), "hypervisor")
+		case !x86 && key == "CPU implementer":
+			first(&ci.implementer, val)
+		case !x86 && key == "CPU variant":
+			first(&ci.variant, val)
+		case !x86 && key == "CPU part":
+			first(&ci.part, val)
+		case !x86 && key == "CPU revision":
+			first(&ci.revision, val)
 		}
 	}
-	if !x86 && implementer != "" {
-		model = "CPU implementer " + implementer + " part " + part
+	if !x86 && ci.implementer != "" {
+		ci.model = "CPU implementer " + ci.implementer + " part " + ci.part
 	}
-	return model, hypervisor
+	return ci
 }
 
-// hypervisorName names the hypervisor from cpuid's vendor leaf, else says
-// "unknown" when /proc/cpuinfo flags the CPU as virtual, else "".
-func hypervisorName(c cpuid.CPUInfo, virtualFlag bool) string {
-	if c.HypervisorVendorID != cpuid.VendorUnknown {
-		return c.HypervisorVendorID.String()
+// cpuinfoInt parses a /proc/cpuinfo number ("0xd0c", "1"), 0 if it is none.
+func cpuinfoInt(s string) int {
+	n, err := strconv.ParseInt(s, 0, 32)
+	if err != nil {
+		return 0
 	}
-	if v := strings.TrimSpace(strings.Trim(c.HypervisorVendorString, "\x00")); v != "" {
-		return v
+	return int(n)
+}
+
+// armImplementer names the implementer of an arm64 part from its MIDR code
+// as /proc/cpuinfo prints it ("0x41"), or returns the code.
+func armImplementer(code string) string {
+	names := map[int]string{
+		0x41: "Arm Limited", 0x42: "Broadcom Corporation", 0x43: "Cavium Inc",
+		0x46: "Fujitsu Ltd", 0x48: "HiSilicon", 0x4e: "NVIDIA Corporation",
+		0x50: "Applied Micro Circuits Corporation", 0x51: "Qualcomm Inc",
+		0x53: "Samsung", 0x56: "Marvell International Ltd", 0x61: "Apple Inc",
+		0x69: "Intel Corporation", 0x6d: "Microsoft", 0xc0: "Ampere Computing",
+	}
+	if name, ok := names[cpuinfoInt(code)]; ok {
+		return name
+	}
+	return code
+}
+
+// hypervisorName names the hypervisor from the vendor string of CPUID's
+// hypervisor leaf (vendor), else says "unknown" when /proc/cpuinfo flags
+// the CPU as virtual, else "".
+func hypervisorName(vendor string, virtualFlag bool) string {
+	names := map[string]string{
+		"KVMKVMKVM": "KVM", "Linux KVM Hv": "KVM", "Microsoft Hv": "Hyper-V",
+		"VMwareVMware": "VMware", "XenVMMXenVMM": "Xen", "TCGTCGTCGTCG": "QEMU",
+		"bhyve bhyve": "bhyve", "ACRNACRNACRN": "ACRN", "QNXQVMBSQG": "QNX",
+		"Apple VZ": "Apple", "VBoxVBoxVBox": "VirtualBox", "lrpepyh  vr": "Parallels",
+	}
+	if name, ok := names[vendor]; ok {
+		return name
+	}
+	if vendor != "" {
+		return vendor
 	}
 	if virtualFlag {
 		return "unknown"

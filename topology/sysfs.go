@@ -31,11 +31,11 @@ import (
 // /proc/self/status), and is cut to the online CPUs. A core is identified by
 // its sibling list, not by core_id, which restarts in every package and, on
 // many arm64 parts, in every cluster. Caches are de-duplicated by level, type and sharing set.
-// github.com/klauspost/cpuid/v2 adds the vendor, brand, family and model,
-// cache sizes and line size, and golang.org/x/sys/cpu the feature flags that
-// matter here (Identity). Those describe the running machine only, so
-// DetectFrom leaves Identity empty. cpuid/v2 hard-codes a 64-byte line on
-// arm64; sysfs's coherency_line_size is the number to trust there.
+// The CPUID instruction adds the vendor, brand, family and model, cache
+// sizes and line size on x86, /proc/cpuinfo the model elsewhere, and
+// golang.org/x/sys/cpu the feature flags that matter here (Identity). Those
+// describe the running machine only, so DetectFrom leaves Identity empty.
+// Sysfs's coherency_line_size is the line size to trust.
 
 //
 // # Degraded modes

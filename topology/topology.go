@@ -56,9 +56,9 @@ type Topology struct {
 	// information.
 	Nodes []Node
 
-	// Identity describes the processor model as cpuid/v2 and x/sys/cpu see
-	// it. Detect fills it in for the running machine; DetectFrom leaves it
-	// empty (Known false), since a fixture root is some other machine.
+	// Identity describes the processor model (HostIdentity). Detect
+	// fills it in for the running machine; DetectFrom leaves it empty
+	// (Known false), since a fixture root is some other machine.
 	Identity Identity
 
 	// Source says where the topology came from, for reports.

@@ -1,0 +1,150 @@
+package blitz
+
+import (
+	"context"
+	"runtime/trace"
+	"unsafe"
+)
+
+// Profiler labels and execution traces.
+//
+// A goroutine started with go inherits its creator's pprof labels, so a CPU
+// profile of a server divides its time by whatever the handlers labelled
+// (pprof.Do with an endpoint, a tenant). A task handed to a pool runs on a
+// worker goroutine instead, so the pool carries the labels over: every
+// submission (Go, TryGo, GoContext, Run, Do, DoContext, TryDo, RunFrom,
+// DoFrom, the Sub's and the Group's, and so the par functions given a *Pool
+// from outside it) records the labels of the calling goroutine, and the
+// task runs under them, on whichever worker it runs, and so does
+// everything it forks: the halves of its joins and the tasks of its scopes
+// that other workers take, and the goroutines it starts.
+//
+// The task runs under its submitter's labels instead of the worker's, not
+// merged with them: merging makes a new label set per task (runtime/pprof
+// builds them only through a context, with an allocation), where carrying
+// the submitter's is two pointer stores, and it is what a go statement
+// does. A task whose submitter had no labels runs under the worker's own:
+// none, unless the pool's start hook set some (WithWorkerStart, with
+// pprof.SetGoroutineLabels), which the worker keeps between tasks and gets
+// back after each. That a sample is the pool's work shows in its stack
+// (blitz.(*Worker).run).
+//
+// How. The runtime keeps a goroutine's labels as one pointer, which
+// runtime/pprof reads and writes through two functions the runtime
+// provides to it by //go:linkname: runtime_getProfLabel and
+// runtime_setProfLabel. Neither has a public counterpart that works
+// without a context (pprof.SetGoroutineLabels takes the labels from a
+// context, and nothing reads the calling goroutine's), so the pool calls
+// the two functions as runtime/pprof does, by their linknames. Since Go
+// 1.23 the linker refuses a linkname to a runtime symbol unless the runtime
+// marks it as one that is reached that way; these two are marked ("Do not
+// remove or change the type signature", go.dev/issue/67401), in Go 1.24
+// through 1.26, because widely used modules call them. The pool treats
+// the pointer as opaque: it only copies what the runtime handed out, from
+// the submitter to the task, never builds or reads a label set. Nor does
+// it import runtime/pprof, which would link its profile encoder (and
+// compress/gzip) into every program that imports the pool; a program that
+// takes profiles links it anyway.
+//
+// Cost. A submission reads the pointer (a call, about 1 ns). A task that
+// starts under other labels than those in force on its worker (the
+// worker's own, or the task's whose wait it serves) pushes a context
+// record (taskctx.go), as a task with a context does, and sets the labels,
+// then sets them back when it ends; so does a worker that runs work
+// another worker forked for a task of other labels. Joins never touch the
+// labels: a worker runs its own join halves under the labels in force, and
+// a thief finds the labels of a half it stole in the owner's context
+// records, with its context. Labels that a task sets itself (pprof.Do
+// inside the task) label what it runs on its own goroutine; the work that
+// other workers take from it runs under the task's labels.
+//
+// Traces. A task submitted with a context (GoContext, DoContext, TryDo,
+// DoContextIn, TryDoIn) runs inside a runtime/trace region of type
+// "blitz.task" started with that context, so the trace task it carries
+// (trace.NewTask) shows what ran for it on the workers, and so does the
+// work another worker takes from it. A region ends on the goroutine that
+// began it: a region per task and per stolen job, not one for the whole
+// call. While no trace is being taken, a region costs one atomic load.
+
+// profLabels is a goroutine's profiler label set as the runtime holds it,
+// opaque: copied from one goroutine to another, never read. nil is "no
+// labels", and in a task or a context record it means the labels of the
+// worker that runs the work (Worker.base).
+type profLabels unsafe.Pointer
+
+// runtime_getProfLabel returns the calling goroutine's labels.
+//
+//go:linkname runtime_getProfLabel runtime/pprof.runtime_getProfLabel
+func runtime_getProfLabel() unsafe.Pointer
+
+// runtime_setProfLabel sets the calling goroutine's labels.
+//
+//go:linkname runtime_setProfLabel runtime/pprof.runtime_setProfLabel
+func runtime_setProfLabel(labels unsafe.Pointer)
+
+// currentLabels returns the calling goroutine's labels: a submitter's, for
+// its task.
+func currentLabels() profLabels { return profLabels(runtime_getProfLabel()) }
+
+// setLabels sets the calling goroutine's labels.
+func setLabels(l profLabels) { runtime_setProfLabel(unsafe.Pointer(l)) }
+
+// labelsOf returns the labels work of origin runs under on w: the
+// submitter's, or w's own for a task submitted without labels (or no task).
+func (w *Worker) labelsOf(origin *taskCtx) profLabels {
+	if origin == nil || origin.labels == nil {
+		return w.base
+	}
+	return origin.labels
+}
+
+// applyLabels sets the calling goroutine's labels to origin's (labelsOf),
+// and returns the ones it had, for leaveCtx to restore.
+func (w *Worker) applyLabels(origin *taskCtx) (prev profLabels) {
+	prev = currentLabels()
+	if l := w.labelsOf(origin); l != prev {
+		setLabels(l)
+	}
+	return prev
+}
+
+// restoreLabels sets the calling goroutine's labels back to prev.
+func restoreLabels(prev profLabels) {
+	if currentLabels() != prev {
+		setLabels(prev)
+	}
+}
+
+// clearLabels drops the labels a worker goroutine inherited from the
+// goroutine that started it (New's caller, or a task that made the pool
+// grow): a worker's own labels are none, or those its start hook sets.
+func clearLabels() { setLabels(nil) }
+
+// taskRegionType is the type of the runtime/trace regions the pool opens.
+const taskRegionType = "blitz.task"
+
+// traceRegion starts the trace region of work that runs for a task
+// submitted with ctx, or returns nil when no trace is being taken or ctx is
+// nil (work of a task without a context). endRegion ends it.
+func traceRegion(ctx context.Context) *trace.Region {
+	if ctx == nil || !trace.IsEnabled() {
+		return nil
+	}
+	return trace.StartRegion(ctx, taskRegionType)
+}
+
+// jobRegion starts the trace region of a job forked by a task of another
+// origin that w just entered (pushed: enterJob), if that task has a context.
+func (w *Worker) jobRegion(pushed bool) *trace.Region {
+	if !pushed || w.origin == nil {
+		return nil
+	}
+	return traceRegion(w.origin.ctx)
+}
+
+// endRegion ends a region traceRegion started, if any.
+func endRegion(r *trace.Region) {
+	if r != nil {
+		r.End()
+	}
+}
