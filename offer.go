@@ -128,9 +128,6 @@ func (w *Worker) offerPending() {
 	w.stats.add(&w.stats.offered, uint64(n))
 	w.shared = true
 	if !w.alone {
-		if w.pool.grown() {
-			w.pool.holders.announce(w.index)
-		}
 		w.pool.sleep.NewInternalJobs(n, wasEmpty)
 		w.nudgeAsker()
 	}

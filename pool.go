@@ -127,10 +127,6 @@ type Pool struct {
 	// workers yield before they sleep.
 	procs, sweep atomic.Int32
 
-	// holders marks the workers of a grown pool that pushed or offered a
-	// job, for its thieves (holders.go).
-	holders holderSet
-
 	// stuck names a worker, by index plus one (0 for none), that the
 	// monitor saw busy in one job for a whole tick while its run queue or
 	// its stealable deque held work (blocking.go): a worker blocked in a

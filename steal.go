@@ -82,15 +82,6 @@ func (w *Worker) steal() (jobRef, bool) {
 			return r, true
 		}
 	}
-	if flat && nflat-1 > sweep {
-		// A grown pool (holders.go): the workers that announced work
-		// first, then a sample of GOMAXPROCS victims, for deques
-		// filled before the pool grew.
-		if r, ok := w.stealHolders(workers, nflat, sweep); ok {
-			return r, true
-		}
-		sweep = max(min(sweep, int(w.pool.procs.Load())), 1)
-	}
 	for pass := 0; pass < maxStealPasses; pass++ {
 		retry := false
 		for _, tier := range tiers {
@@ -140,43 +131,6 @@ func (w *Worker) steal() (jobRef, bool) {
 	return 0, false
 }
 
-// stealHolders tries the workers among the first n whose holders bit is
-// set (holders.go), from a random start, at most limit of them: a job from
-// the first whose deque has one. A holder found empty is asked for its
-// lazy halves (offer.go) and loses its bit, unless its deque holds a job
-// again by then.
-func (w *Worker) stealHolders(workers []*Worker, n, limit int) (jobRef, bool) {
-	h := &w.pool.holders
-	if h.count.Load() <= 0 {
-		return 0, false
-	}
-	start := int(w.nextRand() % uint64(n))
-	for _, span := range [2][2]int{{start, n}, {0, start}} {
-		for i := h.next(span[0], span[1]); i >= 0; i = h.next(i+1, span[1]) {
-			if i == w.index {
-				continue // its own deque is empty: findWork popped first
-			}
-			if limit--; limit < 0 {
-				return 0, false
-			}
-			v := workers[i]
-			switch r, st := v.takeOldest(); st {
-			case deque.Success:
-				w.stats.bump(&w.stats.steals)
-				h.found.Add(1)
-				return r, true
-			case deque.Empty:
-				v.ask()
-				h.clear(i)
-				if !v.deque.IsEmpty() {
-					h.announce(i)
-				}
-			}
-		}
-	}
-	return 0, false
-}
-
 // stealRunq takes submitted tasks parked in another worker's run queue
 // (runq.go): the oldest to run now and, where park is true (batchable), the
 // rest of the older half into w's own run queue; otherwise the oldest
@@ -202,20 +156,11 @@ func (w *Worker) stealRunq(park bool) (work, bool) {
 			return wk, true
 		}
 	}
-	tries := min(n, int(w.pool.sweep.Load()))
-	if size := int(w.pool.size.Load()); n > tries && size < nflat {
-		// A grown pool takes no batches (batchable): the run queues that
-		// hold tasks are those of workers that took a batch before it
-		// grew, the first size workers (a shrink since then leaves some
-		// above size, which their owners run and the monitor names
-		// while they are stuck). So only those are looked at.
-		return w.stealRunqOf(workers[:min(size, tries)], most)
-	}
 	k := 0
 	if n > 1 {
 		k = int(w.nextRand() % uint64(n))
 	}
-	for ; tries > 0; tries-- {
+	for tries := min(n, int(w.pool.sweep.Load())); tries > 0; tries-- {
 		v := workers[flatVictim(w.index, nflat, k)]
 		if v.runq.len() > 0 {
 			if t, ok := v.runq.stealHalf(&w.runq, most); ok {
@@ -226,28 +171,6 @@ func (w *Worker) stealRunq(park bool) (work, bool) {
 			}
 		}
 		if k++; k == n {
-			k = 0
-		}
-	}
-	return work{}, false
-}
-
-// stealRunqOf is stealRunq's sweep over vs, from a random start.
-func (w *Worker) stealRunqOf(vs []*Worker, most int) (work, bool) {
-	if len(vs) == 0 {
-		return work{}, false
-	}
-	k := int(w.nextRand() % uint64(len(vs)))
-	for range vs {
-		if v := vs[k]; v != w && v.runq.len() > 0 {
-			if t, ok := v.runq.stealHalf(&w.runq, most); ok {
-				w.stats.bump(&w.stats.steals)
-				wk := t.work()
-				wk.stolen = true
-				return wk, true
-			}
-		}
-		if k++; k == len(vs) {
 			k = 0
 		}
 	}

@@ -280,9 +280,6 @@ func (w *Worker) push(r jobRef) {
 	if !w.deque.TryPush(r) {
 		w.deque.Push(r)
 	}
-	if w.pool.grown() {
-		w.pool.holders.announce(w.index)
-	}
 	w.pool.sleep.NewInternalJobs(1, wasEmpty)
 	w.nudgeAsker()
 }
