@@ -3,6 +3,7 @@ package blitz
 import (
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/blitz-go/blitz/atomics"
 )
@@ -114,7 +115,14 @@ type injSlot struct {
 	// atomics.StoreRelease64, loaded with atomic.LoadUint64 (acquire).
 	seq uint64
 	t   injTask
+	// The slots are an array: a slot's size is a multiple of 8 so that
+	// every seq is 64-bit aligned, as 64-bit atomics on 32-bit platforms
+	// require (a 386 task is 20 bytes).
+	_ [(8 - unsafe.Sizeof(injTask{})%8) % 8]byte
 }
+
+// Every slot's seq is 64-bit aligned (see injSlot).
+var _ = [1]struct{}{}[unsafe.Sizeof(injSlot{})%8]
 
 // The two marks of a ring's tail. Positions never reach them (2^62 claims).
 const (
