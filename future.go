@@ -180,7 +180,7 @@ func (f *Future[T]) watch() bool {
 // and a mistake is a compile error; a nil *Pool or *Sub, or a nil fn,
 // panics.
 func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, error)) *Future[T] {
-	f := &Future[T]{fn: fn}
+	f := &Future[T]{fn: fn, labels: currentLabels()}
 	var err error
 	switch s := any(s).(type) {
 	case *Pool:
@@ -190,7 +190,7 @@ func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, erro
 		if fn == nil {
 			panic("blitz: Submit: nil function")
 		}
-		f.pool, f.labels = s, currentLabels()
+		f.pool = s
 		err = s.submit(context.Background(), f, f.labels, true, "Submit")
 	case *Sub:
 		if s == nil {
@@ -201,7 +201,6 @@ func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, erro
 		}
 		f.pool, f.st = s.p, &subTask{s: s, t: f}
 		err = s.submit(context.Background(), f.st, true, "Submit")
-		f.labels = f.st.labels
 	}
 	if err != nil {
 		var zero T

@@ -365,8 +365,9 @@ func (g *Group) admitWaiting() *groupTask {
 	return t
 }
 
-// start submits an admitted task to the pool. If the pool refuses it (it
-// is closing), the group records the error instead of running it.
+// start submits an admitted task to the pool, or to the group's Sub. If
+// it is refused (closing), the group records the error instead of running
+// it.
 func (g *Group) start(t *groupTask) {
 	if err := g.submit(t); err != nil && t.claimed.CompareAndSwap(false, true) {
 		g.refuse(t, err)
@@ -469,9 +470,7 @@ func (t *groupTask) run(w *Worker, _ profLabels) {
 
 // finish is a goJob's: Group.run recovers the task's panic and Goexit
 // itself, so only a panic of the group's own bookkeeping gets here.
-func (t *groupTask) finish(w *Worker, pe *PanicError, goexit bool) {
-	goJob(nil).finish(w, pe, goexit)
-}
+func (t *groupTask) finish(w *Worker, pe *PanicError, _ bool) { reportTaskPanic(w, pe) }
 
 // run runs a claimed task and records its outcome: an error, a panic
 // (recovered here, re-panicked by Wait) or a Goexit (which goes on ending

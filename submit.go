@@ -162,7 +162,12 @@ func runAsTask(w *Worker, l profLabels, f func(*Worker)) {
 // unrecovered panic in a goroutine of its own would, with the task's stack
 // in the report (re-panicking here instead would unwind into joins this
 // worker was helping and be caught by them). A Goexit needs nothing.
-func (g goJob) finish(w *Worker, pe *PanicError, _ bool) {
+func (g goJob) finish(w *Worker, pe *PanicError, _ bool) { reportTaskPanic(w, pe) }
+
+// reportTaskPanic is goJob.finish for any task whose panic nobody waits
+// for: it goes to the panic handler, or crashes the program; nil does
+// nothing.
+func reportTaskPanic(w *Worker, pe *PanicError) {
 	if pe == nil {
 		return
 	}
