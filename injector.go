@@ -357,8 +357,8 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 
 // injTask is a submitted task as the injector and the run queues hold it:
 // the task and its submit time (Pool.now) if it is sampled, else 0. A task
-// submitted under profiler labels is a labelledTask (labels.go), so that
-// the slot stays at 32 bytes, two to a cache line.
+// submitted under profiler labels is a labelledTask (labels.go), which
+// keeps them out of the slots, the run queues and the job a worker finds.
 type injTask struct {
 	job task
 	enq int64

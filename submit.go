@@ -711,7 +711,7 @@ func (p *Pool) submit(ctx context.Context, t task, l profLabels, wait bool, name
 		enq = p.now()
 	}
 	if l != nil {
-		t = &labelledTask{t: t, labels: l}
+		t = newLabelled(t, l)
 	}
 	p.inj.publish(pos, b, injTask{job: t, enq: enq})
 	// Whether the queue was empty is asked only if a worker sleeps: it
