@@ -45,7 +45,7 @@ import (
 // starts at t, and moves on to it. Consumers drain a sealed ring up to t and
 // then move to the next. A sealed ring is garbage once both ends left it; a
 // ring never shrinks, so the injector keeps the memory of the longest queue
-// it held, up to injRingMax slots (2.5 MiB) a ring.
+// it held, up to injRingMax slots (2 MiB) a ring.
 //
 // A mutex around a ring (the first version) cost 88-200 ns per task on the
 // submit benchmark, most of it the lock's cache line moving between the
@@ -114,11 +114,12 @@ type injSlot struct {
 	// seq: see the top of the file. Stored by producers and consumers with
 	// atomics.StoreRelease64, loaded with atomic.LoadUint64 (acquire).
 	seq uint64
-	t   injTask
 	// The slots are an array: a slot's size is a multiple of 8 so that
 	// every seq is 64-bit aligned, as 64-bit atomics on 32-bit platforms
-	// require (a 386 task is 20 bytes).
+	// require. The padding (none where a task's size is a multiple of 8)
+	// goes before t: a zero-size last field would itself add padding.
 	_ [(8 - unsafe.Sizeof(injTask{})%8) % 8]byte
+	t injTask
 }
 
 // Every slot's seq is 64-bit aligned (see injSlot).
@@ -131,7 +132,7 @@ const (
 	tailMarks = closedBit | sealedBit
 )
 
-// The sizes of the rings: a queue starts with injRingMin slots (10 KiB), or
+// The sizes of the rings: a queue starts with injRingMin slots (8 KiB), or
 // the bounded capacity rounded up to a power of two, and each ring that
 // fills is followed by one of twice its size, up to injRingMax.
 const (
@@ -364,12 +365,12 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 }
 
 // injTask is a submitted task as the injector and the run queues hold it:
-// the task, its submit time (Pool.now) if it is sampled, else 0, and its
-// submitter's profiler labels (labels.go), nil for none.
+// the task and its submit time (Pool.now) if it is sampled, else 0. A task
+// submitted under profiler labels is a labelledTask (labels.go), which
+// keeps them out of the slots, the run queues and the job a worker finds.
 type injTask struct {
-	job    task
-	enq    int64
-	labels profLabels
+	job task
+	enq int64
 }
 
 // moveHead moves headRing on from r if r is sealed at h, the position its

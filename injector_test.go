@@ -5,6 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // testPush claims a position (respecting the capacity) and publishes j.
@@ -31,6 +34,17 @@ func (seqJob) finish(*Worker, *PanicError, bool) {}
 // TestInjectorFIFOAcrossRingsAndClose queues more than the first ring holds,
 // so that the queue seals two rings and links larger ones, and takes every
 // task back in order.
+// TestInjectorSlotSize pins a slot's size: a sequence word and a task (an
+// interface and a submit time), 32 bytes on 64-bit platforms and 24 on
+// 32-bit ones, where the sequence word must stay 8-byte aligned. A task's
+// labels travel in a labelledTask, not in the slot.
+func TestInjectorSlotSize(t *testing.T) {
+	word := unsafe.Sizeof(uintptr(0))
+	assert.Equal(t, 8+2*word+8, unsafe.Sizeof(injSlot{}))
+	assert.Zero(t, unsafe.Sizeof(injSlot{})%8)
+	assert.Zero(t, unsafe.Offsetof(injSlot{}.t)%word)
+}
+
 func TestInjectorFIFOAcrossRingsAndClose(t *testing.T) {
 	var q injector
 	q.init(0)

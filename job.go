@@ -210,6 +210,6 @@ func (w *Worker) runTask(it injTask) {
 		}
 		t.finish(w, pe, !returned && pe == nil)
 	}()
-	t.run(w, it.labels)
+	t.run(w, nil)
 	returned = true
 }

@@ -3,6 +3,7 @@ package blitz
 import (
 	"context"
 	"runtime/trace"
+	"sync"
 	"unsafe"
 )
 
@@ -27,7 +28,10 @@ import (
 // none, unless the pool's start hook set some (WithWorkerStart, with
 // pprof.SetGoroutineLabels), which the worker keeps between tasks and gets
 // back after each. That a sample is the pool's work shows in its stack
-// (blitz.(*Worker).run).
+// (blitz.(*Worker).run). The workers no longer label themselves (they
+// carried blitz.pool and blitz.worker): a label set can only be built with
+// runtime/pprof, which the package no longer links (below); a start hook
+// that wants them sets them.
 //
 // How. The runtime keeps a goroutine's labels as one pointer, which
 // runtime/pprof reads and writes through two functions the runtime
@@ -44,19 +48,26 @@ import (
 // the submitter to the task, never builds or reads a label set. Nor does
 // it import runtime/pprof, which would link its profile encoder (and
 // compress/gzip) into every program that imports the pool; a program that
-// takes profiles links it anyway.
+// takes profiles links it anyway. DoContext takes the calling goroutine's
+// labels too, not those of its context (pprof.WithLabels): reading a
+// context's labels takes runtime/pprof, and inside pprof.Do, where
+// handlers set them, the two are the same.
 //
-// Cost. A submission reads the pointer (a call, about 1 ns). A task that
-// starts under other labels than those in force on its worker (the
-// worker's own, or the task's whose wait it serves) pushes a context
+// Cost. A submission reads the pointer (a call, about 1 ns); one under
+// labels also takes a recycled labelledTask that carries them with its
+// task, so that the queue stays as small as a task without labels needs.
+// A task that starts under other labels than those in force on its worker
+// (the worker's own, or the task's whose wait it serves) pushes a context
 // record (taskctx.go), as a task with a context does, and sets the labels,
 // then sets them back when it ends; so does a worker that runs work
-// another worker forked for a task of other labels. Joins never touch the
-// labels: a worker runs its own join halves under the labels in force, and
-// a thief finds the labels of a half it stole in the owner's context
-// records, with its context. Labels that a task sets itself (pprof.Do
-// inside the task) label what it runs on its own goroutine; the work that
-// other workers take from it runs under the task's labels.
+// another worker forked for a task of other labels. The record of a task
+// without a context is reused by the worker's next task of the same
+// labels, so the tasks of one request allocate no record. Joins never
+// touch the labels: a worker runs its own join halves under the labels in
+// force, and a thief finds the labels of a half it stole in the owner's
+// context records, with its context. Labels that a task sets itself
+// (pprof.Do inside the task) label what it runs on its own goroutine; the
+// work that other workers take from it runs under the task's labels.
 //
 // Traces. A task submitted with a context (GoContext, DoContext, TryDo,
 // DoContextIn, TryDoIn) runs inside a runtime/trace region of type
@@ -119,6 +130,49 @@ func restoreLabels(prev profLabels) {
 // goroutine that started it (New's caller, or a task that made the pool
 // grow): a worker's own labels are none, or those its start hook sets.
 func clearLabels() { setLabels(nil) }
+
+// labelledTask is a task submitted by a goroutine under labels: the task
+// and the labels it runs under. Only a labelled submission takes one, so
+// the injector's slots, the run queues and the job a worker finds stay as
+// small as a task without labels needs. Carrying the labels beside the
+// task in those instead cost every submission, labelled or not: 3 ns on
+// the submitter and 8 to 13 on the worker with 40-byte slots, 12 on the
+// worker with the labels in an array beside 32-byte slots (the job a
+// worker finds grew past what the compiler keeps in registers), in
+// interleaved runs of BenchmarkSubmitPhases and BenchmarkSubmitWorkers.
+//
+// They are recycled (labelledTasks): allocated per task, they made a
+// stream of short labelled tasks the collector's work, 195 ns a task on
+// BenchmarkSubmitLabels. A labelledTask is the pool's from newLabelled
+// until finish, which returns it once the task's run and finish are done:
+// nothing refers to it then (the queue's slot and run queue entry were
+// cleared when a worker took it, and runTask is done with it).
+type labelledTask struct {
+	t      task
+	labels profLabels
+}
+
+// labelledTasks recycles labelledTask values.
+var labelledTasks = sync.Pool{New: func() any { return new(labelledTask) }}
+
+// newLabelled returns t with the labels l it is to run under.
+func newLabelled(t task, l profLabels) *labelledTask {
+	lt := labelledTasks.Get().(*labelledTask)
+	lt.t, lt.labels = t, l
+	return lt
+}
+
+func (lt *labelledTask) run(w *Worker, _ profLabels) { lt.t.run(w, lt.labels) }
+
+// finish finishes the task and recycles lt. runTask calls it last, once,
+// however the task ended (a panic handler's Goexit included: it unwinds
+// from lt.t.finish, and lt is then left to the collector).
+func (lt *labelledTask) finish(w *Worker, pe *PanicError, goexit bool) {
+	t := lt.t
+	*lt = labelledTask{}
+	t.finish(w, pe, goexit)
+	labelledTasks.Put(lt)
+}
 
 // taskRegionType is the type of the runtime/trace regions the pool opens.
 const taskRegionType = "blitz.task"

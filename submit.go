@@ -720,7 +720,10 @@ func (p *Pool) submit(ctx context.Context, t task, l profLabels, wait bool, name
 	if pos&p.sampleMask == 0 {
 		enq = p.now()
 	}
-	p.inj.publish(pos, b, injTask{job: t, enq: enq, labels: l})
+	if l != nil {
+		t = newLabelled(t, l)
+	}
+	p.inj.publish(pos, b, injTask{job: t, enq: enq})
 	// Whether the queue was empty is asked only if a worker sleeps: it
 	// loads head, a line the consumers write on every pop.
 	p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)
