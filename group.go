@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/blitz-go/blitz/sleep"
 )
 
 // A Group runs tasks that return an error on a pool, like
@@ -95,26 +93,16 @@ type Group struct {
 	// pending is 0 while it is set, and the next Go or admitted TryGo,
 	// starting a new batch, clears it with them (newBatch).
 	reported bool
-	// waiters are the Waits of tasks of other pools, asleep as in a call
-	// (Worker.waitCall) until pending drops to 0.
-	waiters []groupWaiter
+	// waiters are the Waits of tasks of other pools (gate.go), woken
+	// when pending drops to 0.
+	waiters waitList
 
-	// The limit (SetLimit). A task given to Go is admitted when a slot is
-	// free: it then counts in active until it finishes, sits in queue and
-	// is submitted to the pool. Otherwise it waits in waiting (FIFO from
-	// waitHead) until a finishing task or SetLimit admits it.
-	limited  bool // SetLimit set a limit; false (the zero Group's) for none
-	limit    int  // slots, when limited
-	active   int  // tasks admitted and not finished
-	waiting  []*groupTask
-	waitHead int
-}
-
-// groupWaiter is a Wait called by a task running on worker w of another
-// pool: it waits on l, which finish Sets when pending drops to 0.
-type groupWaiter struct {
-	l *sleep.CoreLatch
-	w *Worker
+	// gate is the limit (SetLimit; gate.go), none in the zero Group. A
+	// task given to Go is admitted when a slot is free: it then holds it
+	// until it finishes, sits in queue and is submitted to the pool.
+	// Otherwise it waits at the gate until a finishing task or SetLimit
+	// admits it.
+	gate slotGate[*groupTask]
 }
 
 // groupTask is one task of a Group. claimed is CASed from false to true by
@@ -123,10 +111,9 @@ type groupTask struct {
 	g       *Group
 	fn      func(*Worker) error
 	claimed atomic.Bool
-	// slot is the Go that waits for this task's admission (SetLimit),
-	// woken when it is admitted; nil for none. Written before the task is
-	// queued in waiting, read by the admitting goroutine.
-	slot *slotWait
+	// entry is the task's place at g's gate (SetLimit), with the Go that
+	// waits for its admission, if any. Under g.mu.
+	entry gateEntry
 	// below is the group task that the worker running this one was
 	// running when it started it (Worker.groupTask), and parent the one
 	// that the goroutine calling Go was running: a task of a group waits,
@@ -158,6 +145,8 @@ type groupTask struct {
 type refusalSink interface {
 	refused(seq uint64, err error)
 }
+
+func (t *groupTask) gateEntry() *gateEntry { return &t.entry }
 
 // within reports whether t, or a task it runs within (through below and
 // parent), is a task of g. The links point to older tasks only, and nesting
@@ -247,16 +236,15 @@ func (g *Group) goTask(t *groupTask) {
 	}
 	// No slot: t waits for one, and so does the caller, unless it is a
 	// task of the pool (see Group).
-	w := currentWorker()
-	if w != nil && w.pool == g.pool {
-		g.waiting = append(g.waiting, t)
-		g.mu.Unlock()
-		return
+	var wt *waiter
+	if w := currentWorker(); w == nil || w.pool != g.pool {
+		wt = newWaiter(w)
 	}
-	t.slot = newSlotWait(w)
-	g.waiting = append(g.waiting, t)
+	g.gate.wait(t, wt)
 	g.mu.Unlock()
-	t.slot.wait()
+	if wt != nil {
+		wt.wait(nil)
+	}
 }
 
 // TryGo starts fn like Go if a slot is free (see SetLimit) and reports
@@ -291,21 +279,16 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 func (g *Group) SetLimit(n int) {
 	var ts []*groupTask
 	g.mu.Lock()
-	g.limited, g.limit = n >= 0, max(n, 0)
-	for g.hasRoom() && g.waitHead < len(g.waiting) {
-		ts = append(ts, g.admitWaiting())
+	g.gate.setLimit(n)
+	for t, ok := g.gate.admit(); ok; t, ok = g.gate.admit() {
+		g.admitted(t)
+		ts = append(ts, t)
 	}
 	g.mu.Unlock()
 	for _, t := range ts {
-		if t.slot != nil {
-			t.slot.wake()
-		}
 		g.start(t)
 	}
 }
-
-// hasRoom reports whether a slot is free. g.mu is held.
-func (g *Group) hasRoom() bool { return !g.limited || g.active < g.limit }
 
 // bind gives the zero Group its pool, Default(), at its first Go or TryGo.
 // g.mu is held.
@@ -334,35 +317,17 @@ func (g *Group) cancelCause(cause error) {
 // admit admits t if a slot is free and no task waits for one (admission is
 // in the order of Go), and reports whether it did. g.mu is held.
 func (g *Group) admit(t *groupTask) bool {
-	if !g.hasRoom() || g.waitHead < len(g.waiting) {
+	if !g.gate.enter() {
 		return false
 	}
-	g.active++
-	g.enqueue(t)
-	g.cond.Broadcast()
+	g.admitted(t)
 	return true
 }
 
-// admitWaiting admits the first waiting task and returns it. g.mu is held
-// and the queue of waiting tasks is not empty.
-func (g *Group) admitWaiting() *groupTask {
-	t := g.waiting[g.waitHead]
-	g.waiting[g.waitHead] = nil
-	g.waitHead++
-	switch {
-	case g.waitHead == len(g.waiting):
-		g.waiting, g.waitHead = g.waiting[:0], 0
-	case g.waitHead >= 64 && 2*g.waitHead >= len(g.waiting):
-		// Never empty under steady load: move what is left to the
-		// front, so the array stays proportional to it.
-		n := copy(g.waiting, g.waiting[g.waitHead:])
-		clear(g.waiting[n:])
-		g.waiting, g.waitHead = g.waiting[:n], 0
-	}
-	g.active++
+// admitted queues t, just admitted, for a Wait to claim. g.mu is held.
+func (g *Group) admitted(t *groupTask) {
 	g.enqueue(t)
 	g.cond.Broadcast()
-	return t
 }
 
 // start submits an admitted task to the pool, or to the group's Sub. If
@@ -391,46 +356,6 @@ func (g *Group) refuse(t *groupTask, err error) {
 		t.sink.refused(t.seq, err)
 	}
 	g.fail(err)
-}
-
-// A slotWait is a Go waiting for its task's admission: a plain goroutine
-// on ch, a task of another pool on a latch, as in a call (Worker.waitCall).
-type slotWait struct {
-	ch chan struct{}
-	gw groupWaiter
-}
-
-func newSlotWait(w *Worker) *slotWait {
-	if w != nil {
-		return &slotWait{gw: groupWaiter{l: new(sleep.CoreLatch), w: w}}
-	}
-	return &slotWait{ch: make(chan struct{}, 1)}
-}
-
-func (s *slotWait) wait() { s.waitUntil(nil) }
-
-// waitUntil waits for wake, or until stop is closed (then it reports true;
-// a nil stop never closes).
-func (s *slotWait) waitUntil(stop <-chan struct{}) (stopped bool) {
-	if s.ch != nil {
-		select {
-		case <-s.ch:
-			return false
-		case <-stop:
-			return true
-		}
-	}
-	return s.gw.w.waitCall(s.gw.l, stop)
-}
-
-func (s *slotWait) wake() {
-	if s.ch != nil {
-		s.ch <- struct{}{}
-		return
-	}
-	if s.gw.l.Set() {
-		s.gw.w.pool.sleep.NotifyWorkerLatchIsSet(s.gw.w.index)
-	}
 }
 
 // enqueue appends t to the queue; when the queue is full it first drops the
@@ -548,25 +473,15 @@ func (g *Group) finish() {
 // Go woken), or nil.
 func (g *Group) release() *groupTask {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.pending--
-	g.active--
-	var next *groupTask
-	if g.hasRoom() && g.waitHead < len(g.waiting) {
-		next = g.admitWaiting()
+	next, ok := g.gate.leave()
+	if ok {
+		g.admitted(next)
 	}
-	var waiters []groupWaiter
 	if g.pending == 0 {
 		g.cond.Broadcast()
-		waiters, g.waiters = g.waiters, nil
-	}
-	g.mu.Unlock()
-	for _, gw := range waiters {
-		if gw.l.Set() {
-			gw.w.pool.sleep.NotifyWorkerLatchIsSet(gw.w.index)
-		}
-	}
-	if next != nil && next.slot != nil {
-		next.slot.wake()
+		g.waiters.wakeAll()
 	}
 	return next
 }
@@ -628,7 +543,7 @@ func (g *Group) wait(name string) (uint64, error) {
 // drain waits until no task is pending, called by Wait with g.mu held on
 // the goroutine running worker w (nil for none); it returns with g.mu held.
 // A worker of the group's pool runs the queued tasks itself; a worker of
-// another pool waits as in a call (Worker.waitCall), replaced in its pool; any
+// another pool waits as a waiter (gate.go), its pool serving meanwhile; any
 // other goroutine waits on the condition variable.
 func (g *Group) drain(w *Worker) {
 	for g.pending > 0 {
@@ -641,10 +556,10 @@ func (g *Group) drain(w *Worker) {
 			g.runQueued(w, q)
 			g.mu.Lock()
 		case w != nil && !own:
-			l := new(sleep.CoreLatch)
-			g.waiters = append(g.waiters, groupWaiter{l, w})
+			wt := newWaiter(w)
+			g.waiters.push(wt)
 			g.mu.Unlock()
-			w.waitCall(l, nil)
+			wt.wait(nil)
 			g.mu.Lock()
 		default:
 			g.cond.Wait()

@@ -458,67 +458,51 @@ func (q *injector) len() int {
 	return int(t - h)
 }
 
-// roomWaiters are the producers waiting for room in a full bounded queue.
-// A waiter registers (appends a channel under mu, then increments n), then
-// tries to claim again, then blocks on its channel; a consumer that took a
-// task loads n after its head CAS and, if it is not zero, closes the oldest
-// waiter's channel. n is sync/atomic (sequentially consistent) so that the
-// pair (waiter: n.Add then the claim's load of head; consumer: head CAS then
-// n.Load) cannot both miss each other.
+// roomWaiters are the producers waiting for room in a full bounded queue
+// (Pool.waitClaim), a waitList (gate.go). A waiter registers (add: pushed
+// under mu, then n stored), then tries to claim again, then waits; a
+// consumer that took a task loads n after its head CAS and, if it is not
+// zero, wakes the oldest waiter. n is sync/atomic (sequentially consistent)
+// so that the pair (waiter: n's store then the claim's load of head;
+// consumer: head CAS then n.Load) cannot both miss each other.
 type roomWaiters struct {
+	// n is the length of list: stored under mu after every change to it,
+	// loaded by consumers without mu (tookTasks).
 	n    atomic.Int32
 	mu   sync.Mutex
-	list []chan struct{} // FIFO of registered waiters, under mu
+	list waitList
 }
 
-// register adds a waiter and returns its channel, closed when room may
-// have appeared.
-func (r *roomWaiters) register() chan struct{} {
-	ch := make(chan struct{})
+// add registers wt, woken when room may have appeared.
+func (r *roomWaiters) add(wt *waiter) {
 	r.mu.Lock()
-	r.list = append(r.list, ch)
-	r.n.Add(1)
+	r.list.push(wt)
+	r.n.Store(int32(r.list.len()))
 	r.mu.Unlock()
-	return ch
 }
 
-// cancel removes the waiter of ch. If a consumer had already woken it, the
-// wake-up is handed to the next waiter, so that a cancelled waiter never
-// swallows the only notice of room.
-func (r *roomWaiters) cancel(ch chan struct{}) {
+// cancel removes wt, which no longer waits. If a consumer had already
+// woken it, the wake is handed to the next waiter, so that a cancelled
+// waiter never swallows the only notice of room.
+func (r *roomWaiters) cancel(wt *waiter) {
 	r.mu.Lock()
-	for i, c := range r.list {
-		if c == ch {
-			r.list = append(r.list[:i], r.list[i+1:]...)
-			r.n.Add(-1)
-			r.mu.Unlock()
-			return
-		}
-	}
+	r.list.cancel(wt)
+	r.n.Store(int32(r.list.len()))
 	r.mu.Unlock()
-	r.wakeOne()
 }
 
 // wakeAll wakes every waiter (Close: they find the queue closed).
 func (r *roomWaiters) wakeAll() {
 	r.mu.Lock()
-	for _, ch := range r.list {
-		close(ch)
-	}
-	r.n.Add(-int32(len(r.list)))
-	r.list = nil
+	r.list.wakeAll()
+	r.n.Store(0)
 	r.mu.Unlock()
 }
 
 // wakeOne wakes the oldest waiter, if any.
 func (r *roomWaiters) wakeOne() {
 	r.mu.Lock()
-	if len(r.list) > 0 {
-		ch := r.list[0]
-		r.list[0] = nil
-		r.list = r.list[1:]
-		r.n.Add(-1)
-		close(ch)
-	}
+	r.list.wakeOne()
+	r.n.Store(int32(r.list.len()))
 	r.mu.Unlock()
 }

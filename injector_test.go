@@ -344,36 +344,49 @@ func TestInjectorConcurrent(t *testing.T) {
 
 func TestRoomWaitersHandOffOnCancel(t *testing.T) {
 	var r roomWaiters
-	a, b := r.register(), r.register()
+	register := func() *waiter {
+		wt := newWaiter(nil)
+		r.add(wt)
+		return wt
+	}
+	woken := func(wt *waiter) bool {
+		select {
+		case <-wt.ch:
+			return true
+		default:
+			return false
+		}
+	}
+	a, b := register(), register()
 	r.wakeOne() // wakes a
-	select {
-	case <-a:
-	default:
-		t.Fatal("wakeOne did not wake the oldest waiter")
+	if !woken(a) || woken(b) {
+		t.Fatal("wakeOne did not wake the oldest waiter alone")
 	}
 	// a gives up after it was woken: the wake-up must pass to b.
 	r.cancel(a)
-	select {
-	case <-b:
-	default:
+	if !woken(b) {
 		t.Fatal("a cancelled, woken waiter swallowed the wake-up")
 	}
-	if r.n.Load() != 0 || len(r.list) != 0 {
-		t.Errorf("n %d, list %d after all left", r.n.Load(), len(r.list))
+	if r.n.Load() != 0 || r.list.len() != 0 {
+		t.Errorf("n %d, list %d after all left", r.n.Load(), r.list.len())
 	}
-	c := r.register()
+	c := register()
 	r.cancel(c) // not woken: just leaves
-	if r.n.Load() != 0 {
-		t.Errorf("n %d", r.n.Load())
+	if r.n.Load() != 0 || woken(c) {
+		t.Errorf("n %d, woken %v", r.n.Load(), woken(c))
 	}
-	d, e := r.register(), r.register()
+	d, e := register(), register()
+	if r.n.Load() != 2 {
+		t.Errorf("n %d with two waiters", r.n.Load())
+	}
 	r.wakeAll()
-	for _, ch := range []chan struct{}{d, e} {
-		select {
-		case <-ch:
-		default:
+	for _, wt := range []*waiter{d, e} {
+		if !woken(wt) {
 			t.Fatal("wakeAll missed a waiter")
 		}
+	}
+	if r.n.Load() != 0 {
+		t.Errorf("n %d after wakeAll", r.n.Load())
 	}
 }
 

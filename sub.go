@@ -3,7 +3,6 @@ package blitz
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 )
 
@@ -80,22 +79,17 @@ import (
 // method called on a nil *Sub panics with a message that names it.
 type Sub struct {
 	p        *Pool
-	limit    int
 	capacity int
 
 	mu sync.Mutex
-	// active counts the slots taken: tasks in the parent's injector or
-	// running, at most limit. Under mu, like every field below.
-	active int
-	// queue holds the tasks waiting for a slot, from head; withdrawn ones
-	// are marked gone and skipped. queued counts those not gone.
-	queue  []*subTask
-	head   int
-	queued int
-	// room are the submitters waiting for room in the full queue, FIFO;
-	// each is woken once. A task of another pool waits as in a call
-	// (Worker.waitCall), its pool serving meanwhile.
-	room []*slotWait
+	// gate holds the slots (gate.go): its entries admitted are the tasks
+	// in the parent's injector or running, at most limit; those waiting
+	// for a slot are in its queue, at most capacity of them unless let in
+	// over the bound. Under mu, like every field below.
+	gate slotGate[*subTask]
+	// room are the submitters waiting for room in the full queue
+	// (gate.go), woken one per task that leaves the queue or slot freed.
+	room waitList
 	// closed: Close or Shutdown began, or the parent's did.
 	closed bool
 	// pending counts the accepted tasks not finished; drained is closed
@@ -153,7 +147,8 @@ func (p *Pool) Sub(limit, capacity int) (*Sub, error) {
 	if capacity < 0 {
 		return nil, fmt.Errorf("blitz: Pool.Sub: capacity %d: must not be negative", capacity)
 	}
-	s := &Sub{p: p, limit: limit, capacity: capacity, drained: make(chan struct{})}
+	s := &Sub{p: p, capacity: capacity, drained: make(chan struct{})}
+	s.gate.setLimit(limit)
 	if !p.subs.add(s) {
 		return nil, fmt.Errorf("blitz: Pool.Sub: %w", ErrClosed)
 	}
@@ -329,10 +324,11 @@ type subTask struct {
 	// task runs under, on whichever worker's chain reaches it. Written
 	// by submit before the task is queued.
 	labels profLabels
-	// inQueue: in s.queue, waiting for a slot; gone: withdrawn from it.
-	// Both under s.mu.
-	inQueue, gone bool
+	// entry is the task's place at s's gate, under s.mu.
+	entry gateEntry
 }
+
+func (st *subTask) gateEntry() *gateEntry { return &st.entry }
 
 // run is the task as the parent runs it: it holds a slot, and runs the
 // tasks queued behind it while there are any (see the top of the file),
@@ -394,30 +390,13 @@ func (s *Sub) after(panicked bool) *subTask {
 		s.panics++
 	}
 	s.done()
-	for s.head < len(s.queue) {
-		st := s.queue[s.head]
-		s.queue[s.head] = nil
-		s.head++
-		if st.gone {
-			continue
-		}
-		st.inQueue = false
-		s.queued--
-		s.wakeRoom()
-		s.running++
-		if s.head >= 64 && 2*s.head >= len(s.queue) {
-			// A queue that never empties under steady load: move what is
-			// left to the front, so the array stays proportional to it.
-			n := copy(s.queue, s.queue[s.head:])
-			clear(s.queue[n:])
-			s.queue, s.head = s.queue[:n], 0
-		}
-		return st
+	st, ok := s.gate.leave()
+	s.room.wakeOne() // a task left the queue, or a slot is free: room either way
+	if !ok {
+		return nil
 	}
-	s.queue, s.head = s.queue[:0], 0
-	s.active--
-	s.wakeRoom() // a free slot is room too
-	return nil
+	s.running++
+	return st
 }
 
 // done counts an accepted task finished, and signals drained after Close
@@ -427,14 +406,6 @@ func (s *Sub) done() {
 	if s.closed && s.pending == 0 && !s.drainedSig {
 		s.drainedSig = true
 		close(s.drained)
-	}
-}
-
-// wakeRoom signals the first submitter waiting for room. s.mu is held.
-func (s *Sub) wakeRoom() {
-	if len(s.room) > 0 {
-		s.room[0].wake()
-		s.room = s.room[1:]
 	}
 }
 
@@ -451,8 +422,7 @@ func (s *Sub) submit(ctx context.Context, st *subTask, wait bool, name string) e
 			s.mu.Unlock()
 			return ErrClosed
 		}
-		if s.active < s.limit {
-			s.active++
+		if s.gate.enter() {
 			s.accept()
 			ok := s.p.injectOver(st)
 			s.mu.Unlock()
@@ -464,11 +434,9 @@ func (s *Sub) submit(ctx context.Context, st *subTask, wait bool, name string) e
 			s.p.sleep.NewInjectedJobsLazy(1, s.p.queueWasEmpty)
 			return nil
 		}
-		if s.queued < s.capacity || over {
+		if s.gate.queued < s.capacity || over {
 			s.accept()
-			st.inQueue = true
-			s.queue = append(s.queue, st)
-			s.queued++
+			s.gate.wait(st, nil)
 			s.mu.Unlock()
 			return nil
 		}
@@ -477,16 +445,12 @@ func (s *Sub) submit(ctx context.Context, st *subTask, wait bool, name string) e
 			s.mu.Unlock()
 			return ErrQueueFull
 		}
-		rw := newSlotWait(currentWorker())
-		s.room = append(s.room, rw)
+		wt := newWaiter(currentWorker())
+		s.room.push(wt)
 		s.mu.Unlock()
-		if rw.waitUntil(ctx.Done()) {
+		if wt.wait(ctx.Done()) {
 			s.mu.Lock()
-			if i := slices.Index(s.room, rw); i >= 0 {
-				s.room = append(s.room[:i], s.room[i+1:]...)
-			} else {
-				s.wakeRoom() // it was woken: pass the notice on
-			}
+			s.room.cancel(wt) // woken already: the notice passes on
 			s.abandoned++
 			s.mu.Unlock()
 			return fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
@@ -506,14 +470,12 @@ func (s *Sub) accept() {
 func (s *Sub) unqueue(st *subTask) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !st.inQueue {
+	if !s.gate.withdraw(st) {
 		return
 	}
-	st.inQueue, st.gone = false, true
-	s.queued--
 	s.completed++
 	s.done()
-	s.wakeRoom()
+	s.room.wakeOne()
 }
 
 // heldBy reports whether w (nil for a goroutine that is no worker) runs
@@ -538,7 +500,7 @@ func (s *Sub) Stats() SubStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return SubStats{
-		Limit: s.limit, Capacity: s.capacity,
+		Limit: s.gate.limit, Capacity: s.capacity,
 		Queued: s.pending - s.running, Running: s.running,
 		Submitted: s.submitted, Completed: s.completed, Panics: s.panics,
 		Rejected: s.rejected, Abandoned: s.abandoned, Inline: s.inl,
@@ -593,10 +555,7 @@ func (s *Sub) close() {
 	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
-		for _, rw := range s.room {
-			rw.wake()
-		}
-		s.room = nil
+		s.room.wakeAll()
 		s.pending++
 		s.done() // pending back as it was; drained if it is 0
 	}

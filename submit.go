@@ -733,33 +733,25 @@ func (p *Pool) submit(ctx context.Context, t task, l profLabels, wait bool, name
 // waitClaim waits for room in the full bounded queue and claims a position,
 // or returns ctx's error. A submission from a task of the pool is let in
 // over the bound at once: it would otherwise wait for work that its own
-// worker must run (with one worker, a certain deadlock).
+// worker must run (with one worker, a certain deadlock). Any other caller
+// waits as a waiter (gate.go): a task of another pool with its worker
+// serving its own pool meanwhile.
 func (p *Pool) waitClaim(ctx context.Context, name string) (uint64, *injRing, claimResult, error) {
 	if p.inTask() {
 		pos, b, r := p.inj.claim()
 		return pos, b, r, nil
 	}
-	done := ctx.Done()
-	w := currentWorker() // a task of another pool: it waits as in a call (waitCall)
+	w := currentWorker()
 	for {
-		ch := p.inj.room.register()
+		wt := newWaiter(w)
+		p.inj.room.add(wt)
 		pos, b, r := p.inj.tryClaim()
 		if r != claimFull {
-			p.inj.room.cancel(ch)
+			p.inj.room.cancel(wt)
 			return pos, b, r, nil
 		}
-		stopped := false
-		if w != nil {
-			stopped = w.waitChan(ch, done)
-		} else {
-			select {
-			case <-ch:
-			case <-done:
-				stopped = true
-			}
-		}
-		if stopped {
-			p.inj.room.cancel(ch)
+		if wt.wait(ctx.Done()) {
+			p.inj.room.cancel(wt)
 			p.abandoned.Add(1)
 			return 0, nil, claimFull, fmt.Errorf("blitz: %s: waiting for room in the queue: %w", name, ctx.Err())
 		}

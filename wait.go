@@ -340,26 +340,6 @@ func (w *Worker) waitCall(l *sleep.CoreLatch, stop <-chan struct{}) (stopped boo
 	return w.blockCall(l, stop)
 }
 
-// waitChan waits as waitCall does until ch is closed, or stop is (then it
-// reports true): a goroutine turns ch's close into a Set of a latch.
-func (w *Worker) waitChan(ch, stop <-chan struct{}) (stopped bool) {
-	l := new(sleep.CoreLatch)
-	quit := make(chan struct{})
-	s, idx := w.pool.sleep, w.index
-	go func() {
-		select {
-		case <-ch:
-			if l.Set() {
-				s.NotifyWorkerLatchIsSet(idx)
-			}
-		case <-quit:
-		}
-	}()
-	stopped = w.waitCall(l, stop)
-	close(quit)
-	return stopped
-}
-
 // unblock ends what a successful replaceForCall counted.
 func (w *Worker) unblock() {
 	w.pool.blockedNow.Add(-1)
