@@ -47,7 +47,7 @@ func BenchmarkSubGo(b *testing.B) {
 	}
 }
 
-// BenchmarkSubTryDo is the round trip of TryDoIn against TryDo, from one
+// BenchmarkSubTryDo is the round trip of TryDo against TryDo, from one
 // goroutine at a time (an idle server's request).
 func BenchmarkSubTryDo(b *testing.B) {
 	for _, via := range []string{"pool", "sub"} {
@@ -69,7 +69,7 @@ func BenchmarkSubTryDo(b *testing.B) {
 				if via == "pool" {
 					_, _ = TryDo(ctx, p, fn)
 				} else {
-					_, _ = TryDoIn(ctx, s, fn)
+					_, _ = TryDo(ctx, s, fn)
 				}
 			}
 		})
