@@ -47,8 +47,8 @@ func BenchmarkSubGo(b *testing.B) {
 	}
 }
 
-// BenchmarkSubTryDo is the round trip of TryDo against TryDo, from one
-// goroutine at a time (an idle server's request).
+// BenchmarkSubTryDo is the round trip of TryDo given a Sub against TryDo
+// given the pool, from one goroutine at a time (an idle server's request).
 func BenchmarkSubTryDo(b *testing.B) {
 	for _, via := range []string{"pool", "sub"} {
 		b.Run("via="+via, func(b *testing.B) {
