@@ -163,10 +163,7 @@ func Broadcast[T any](r Runner, fn func(w *Worker) T) []T {
 	if fn == nil {
 		panic("blitz: Broadcast: nil function")
 	}
-	if r == nil || r.runnerPool() == nil {
-		panic("blitz: Broadcast: nil Runner")
-	}
-	p := r.runnerPool()
+	p := destOf(r, "Broadcast").p
 	caller := currentWorker()
 	var own *Worker // the caller's worker, if it is one of p's
 	if caller != nil && caller.pool == p {

@@ -35,14 +35,14 @@ func BenchmarkCallIntoAnotherPool(b *testing.B) {
 					if life == "long-lived" {
 						a.Run(func(w *Worker) {
 							for range 2000 {
-								DoFrom(w, c, fn)
+								Do(c, fn)
 							}
 						})
 					}
 					b.ResetTimer()
 					a.Run(func(w *Worker) {
 						for range b.N {
-							DoFrom(w, c, fn)
+							Do(c, fn)
 						}
 					})
 				})

@@ -4,23 +4,23 @@ import "github.com/blitz-go/blitz/internal/goroutine"
 
 // Calls into a pool from its own tasks.
 //
-// A task that calls Run, Do, DoOn (and so any par function) or Group.Wait
-// with a *Pool (often Default()) instead of its *Worker would, if the call were
+// A task that calls Run, Do (and so any par function) or Group.Wait with a
+// *Pool (often Default()) instead of its *Worker would, if the call were
 // queued like one from outside, block its worker until another worker
 // served the call; with every worker doing that, or a pool of one worker,
-// nothing would move. So every entry point first asks which worker, if any,
-// the calling goroutine is running (currentWorker), as rayon's in_worker
-// asks its thread-local registry:
+// nothing would move. So the route into a pool (route.go: call) first asks
+// which worker, if any, the calling goroutine is running (currentWorker),
+// as rayon's in_worker asks its thread-local registry:
 //
 //   - a worker of the same pool: the call runs on that worker, as if the
-//     task had passed its *Worker (Run, Do, DoOn and so Join3, JoinAll
-//     and every par function: callOwn or callInline; DoContext and TryDo: on a
-//     goroutine the worker is lent to, so that a Goexit ends fn only;
+//     task had passed its *Worker (Run, Do and so every par function:
+//     callOwn; DoContext and TryDo: on a goroutine the worker is lent to,
+//     so that a Goexit ends fn only;
 //     Group.Wait: it runs the group's unstarted tasks itself);
 //   - a worker of another pool: the call is queued in the pool it names,
 //     and the caller's worker waits as a blocked one that its pool replaces
-//     (Worker.waitCall), as in RunFrom, so pools that call each other in
-//     a cycle never run out of workers;
+//     (Worker.waitCall), so pools that call each other in a cycle never
+//     run out of workers;
 //   - no worker: the call is queued and the caller blocks.
 //
 // Go has no goroutine-local storage; running is a table from goroutine

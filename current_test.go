@@ -20,9 +20,9 @@ import (
 // hanging.
 
 // treeSum sums s on r, halving it with JoinArgs: a stand-in for the par
-// package's functions, which reach a worker through DoOn as it does.
+// package's functions, which reach a worker through Do as it does.
 func treeSum(r Runner, s []int) int {
-	return DoOn(r, func(w *Worker) int { return sumHalves(w, s) })
+	return Do(r, func(w *Worker) int { return sumHalves(w, s) })
 }
 
 func sumHalves(w *Worker, s []int) int {
@@ -601,7 +601,7 @@ func TestSelfCallWhileClosing(t *testing.T) {
 						assert.ErrorIs(t, <-refusals, ErrClosed, "%s from a task of a closing pool", name)
 					}
 				})
-				assert.ErrorIs(t, catchPanic(func() { treeSum(p, []int{1}) }).(error), ErrClosed, "DoOn from outside a closing pool")
+				assert.ErrorIs(t, catchPanic(func() { treeSum(p, []int{1}) }).(error), ErrClosed, "Do from outside a closing pool")
 				close(release)
 				within(t, "Close", func() { require.NoError(t, <-closed) })
 				assert.Zero(t, ran.Load(), "refused tasks ran")
@@ -611,7 +611,7 @@ func TestSelfCallWhileClosing(t *testing.T) {
 }
 
 // TestSelfDoContextEndedContext checks that DoContext and TryDo (and
-// DoContextIn, TryDoIn) called from a task of their own pool return what
+// DoContext, TryDo) called from a task of their own pool return what
 // they return from outside when the context ends while fn runs: an error
 // wrapping the context's, whatever fn's outcome, which is dropped; and fn's
 // outcome when the context outlives fn.
@@ -626,8 +626,8 @@ func TestSelfDoContextEndedContext(t *testing.T) {
 		}{
 			{"DoContext", func(ctx context.Context, fn func(*Worker) int) (int, error) { return DoContext(ctx, p, fn) }},
 			{"TryDo", func(ctx context.Context, fn func(*Worker) int) (int, error) { return TryDo(ctx, p, fn) }},
-			{"DoContextIn", func(ctx context.Context, fn func(*Worker) int) (int, error) { return DoContextIn(ctx, s, fn) }},
-			{"TryDoIn", func(ctx context.Context, fn func(*Worker) int) (int, error) { return TryDoIn(ctx, s, fn) }},
+			{"DoContext", func(ctx context.Context, fn func(*Worker) int) (int, error) { return DoContext(ctx, s, fn) }},
+			{"TryDo", func(ctx context.Context, fn func(*Worker) int) (int, error) { return TryDo(ctx, s, fn) }},
 		}
 		for _, c := range calls {
 			outcomes := map[string]func(cancel context.CancelFunc) func(*Worker) int{

@@ -20,15 +20,19 @@
 //	  at most n at once                             Group.SetLimit; Group.TryGo refuses
 //	  with golang.org/x/sync/errgroup's API         package errgroup (change the import line)
 //	  returning results, in the order of Go         NewResultGroup (or a zero ResultGroup), Go, Wait
-//	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn
-//	write a function that takes a Runner            DoOn
+//	bound one kind of work inside a pool            Pool.Sub; give the *Sub where a *Pool goes
 //	loops and slices in parallel                    package par
 //	call something that blocks, from a task         nothing (the pool adds workers); Block hands over at once
 //	see what the pool does                          Pool.Stats, Pool.Expvar
 //	resize; set up or visit every worker            Pool.Resize; WithWorkerStart, WithWorkerExit, Broadcast
 //
 // Every function the pool runs receives a *Worker, which fork-join code
-// passes on; functions that take a Runner accept a *Pool or a *Worker.
+// passes on. Functions that take a Runner (Do, DoContext, TryDo, Submit,
+// NewGroup, NewResultGroup and package par's) accept a *Pool, a *Sub or a
+// *Worker; Pool and Sub have the same methods to submit (Go, TryGo,
+// GoContext, Run). A call that returns an error reports a closed pool as
+// ErrClosed; one that has no error to return (Do, Run, the Join forms,
+// par's functions) panics with an error wrapping it.
 //
 // # Example
 //
@@ -105,7 +109,7 @@
 // # Calls from inside a task
 //
 // A task may call into any pool, its own included. Into its own pool (Do,
-// Run, DoContext, TryDo, DoOn, a par function or a Group given the *Pool or
+// Run, DoContext, TryDo, a par function or a Group given the *Pool or
 // Default(), Group.Wait, Future.Wait for a Future no worker has started),
 // the call runs on the task's own worker, as if the task had passed its
 // *Worker, with the same results, panics and contexts as from outside

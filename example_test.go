@@ -136,16 +136,17 @@ func ExampleDo() {
 	// Output: recovered: bad input
 }
 
-func ExampleDoFrom() {
+// Pools that call each other: Do from a task of another pool.
+func ExampleDo_pools() {
 	compute, _ := blitz.New(blitz.WithWorkers(1), blitz.WithName("compute"))
 	defer compute.Close()
 	io, _ := blitz.New(blitz.WithWorkers(1), blitz.WithName("io"))
 	defer io.Close()
 	// A task of io calls into compute; io's worker keeps serving io while it
 	// waits, so compute can call back into io without deadlock.
-	r := blitz.Do(io, func(w *blitz.Worker) int {
-		return blitz.DoFrom(w, compute, func(cw *blitz.Worker) int {
-			return fib(cw, 10) + blitz.DoFrom(cw, io, func(*blitz.Worker) int { return 1 })
+	r := blitz.Do(io, func(*blitz.Worker) int {
+		return blitz.Do(compute, func(cw *blitz.Worker) int {
+			return fib(cw, 10) + blitz.Do(io, func(*blitz.Worker) int { return 1 })
 		})
 	})
 	fmt.Println(r)

@@ -158,8 +158,9 @@ func (f *Future[T]) watch() bool {
 	return f.phase.CompareAndSwap(futureOpen, futureWatched) || !f.completed()
 }
 
-// Submit queues fn to run once on a worker of s, a *Pool or a *Sub, and
-// returns its Future at once. Submission follows Pool.Go and Sub.Go: it is
+// Submit queues fn to run once on r, a *Pool or a *Sub (a *Worker's pool
+// for a *Worker), and returns its Future at once. Submission follows
+// Pool.Go and Sub.Go: it is
 // FIFO, safe from any goroutine, tasks of the pool included, and with a
 // full bounded queue Submit waits for room (from a task of the pool it is
 // let in over the bound instead).
@@ -176,31 +177,19 @@ func (f *Future[T]) watch() bool {
 //     never runs. Submit never returns a Future that does not complete.
 //
 // fn sees the Background context as w.Context(), as a task of Pool.Go
-// does. The type set of s is *Pool and *Sub only, so one call serves both
-// and a mistake is a compile error; a nil *Pool or *Sub, or a nil fn,
-// panics.
-func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, error)) *Future[T] {
-	f := &Future[T]{fn: fn, labels: currentLabels()}
+// does. A nil r or fn panics.
+func Submit[T any](r Runner, fn func(w *Worker) (T, error)) *Future[T] {
+	d := destOf(r, "Submit")
+	if fn == nil {
+		panic("blitz: Submit: nil function")
+	}
+	f := &Future[T]{fn: fn, labels: currentLabels(), pool: d.p}
 	var err error
-	switch s := any(s).(type) {
-	case *Pool:
-		if s == nil {
-			panic("blitz: Submit: nil *Pool")
-		}
-		if fn == nil {
-			panic("blitz: Submit: nil function")
-		}
-		f.pool = s
-		err = s.submit(context.Background(), f, f.labels, true, "Submit")
-	case *Sub:
-		if s == nil {
-			panic("blitz: Submit: nil *Sub")
-		}
-		if fn == nil {
-			panic("blitz: Submit: nil function")
-		}
-		f.pool, f.st = s.p, &subTask{s: s, t: f}
-		err = s.submit(context.Background(), f.st, true, "Submit")
+	if d.s != nil {
+		f.st = &subTask{s: d.s, t: f}
+		err = d.s.submit(context.Background(), f.st, true, "Submit")
+	} else {
+		err = d.p.submit(context.Background(), f, f.labels, true, "Submit")
 	}
 	if err != nil {
 		var zero T
@@ -214,7 +203,7 @@ func Submit[T any, S interface{ *Pool | *Sub }](s S, fn func(w *Worker) (T, erro
 // Called from a task of the pool that runs fn (the Sub's parent, for a
 // Sub), Wait runs fn itself, on the caller's worker, if no worker has
 // started it yet, as Group.Wait does for the group's tasks (for a Sub,
-// without a slot, as DoIn from such a task does); a panic or a Goexit of fn
+// without a slot, as Do from such a task does); a panic or a Goexit of fn
 // still comes back as an error and never unwinds the caller. Otherwise it
 // waits as a task waits for a call into another pool: its worker blocked,
 // and its pool adding a worker meanwhile, or lending this one to a

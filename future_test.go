@@ -294,7 +294,7 @@ func TestFutureWaitInTaskRunsIt(t *testing.T) {
 			}
 			var r res
 			if h.s != nil {
-				within(t, "DoIn", func() { r = DoIn(s, body) })
+				within(t, "Do", func() { r = Do(s, body) })
 			} else {
 				r = doW(t, p, body)
 			}
@@ -500,8 +500,8 @@ func TestFutureBadInput(t *testing.T) {
 		require.NoError(t, err)
 		defer s.Close()
 		fn := func(*Worker) (int, error) { return 0, nil }
-		requirePanicMessage(t, "blitz: Submit: nil *Pool", func() { Submit((*Pool)(nil), fn) })
-		requirePanicMessage(t, "blitz: Submit: nil *Sub", func() { Submit((*Sub)(nil), fn) })
+		requirePanicMessage(t, "blitz: Submit: nil Runner", func() { Submit((*Pool)(nil), fn) })
+		requirePanicMessage(t, "blitz: Submit: nil Runner", func() { Submit((*Sub)(nil), fn) })
 		requirePanicMessage(t, "blitz: Submit: nil function", func() { Submit[int](p, nil) })
 		requirePanicMessage(t, "blitz: Submit: nil function", func() { Submit[int](s, nil) })
 

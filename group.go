@@ -179,23 +179,9 @@ func NewGroup(ctx context.Context, r Runner) (*Group, context.Context) {
 	if ctx == nil {
 		panic("blitz: NewGroup: nil context")
 	}
-	var p *Pool
-	switch r := r.(type) {
-	case *Pool:
-		p = r
-	case *Worker:
-		if r != nil {
-			p = r.Pool()
-		}
-	case nil:
-	default: // a Runner that embeds one (par.MinLen's): its pool
-		p = r.runnerPool()
-	}
-	if p == nil {
-		panic("blitz: NewGroup: nil Runner")
-	}
+	d := destOf(r, "NewGroup")
 	g := new(Group)
-	return g, g.init(ctx, p, nil)
+	return g, g.init(ctx, d.p, d.s)
 }
 
 // init makes g, not yet used, a group on p, or on s (whose parent p is)

@@ -1,6 +1,9 @@
 package blitz
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Join3 runs fa, fb and fc, potentially in parallel, and returns their
 // results. It is two nested joins: fa against the join of fb and fc. All
@@ -49,4 +52,20 @@ func joinAll(w *Worker, fns []func(*Worker)) struct{} {
 	mid := len(fns) / 2
 	JoinArgs(w, joinAll, fns[:mid], joinAll, fns[mid:])
 	return struct{}{}
+}
+
+// doOn runs fn on r with Do's rules, for the function name.
+func doOn[T any](r Runner, fn func(*Worker) T, name string) T {
+	v, _ := call(context.Background(), destOf(r, name), fn, callPanics, name)
+	return v
+}
+
+// checkRunner panics, naming the function name, if r is nil, or a *Pool or
+// *Sub whose Close has begun, given by a goroutine that is not one of the
+// pool's tasks.
+func checkRunner(r Runner, name string) {
+	d := destOf(r, name)
+	if d.w == nil && d.p.closeStarted.Load() && !d.p.inTask() {
+		panic(fmt.Errorf("blitz: %s: %w", name, ErrClosed))
+	}
 }

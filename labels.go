@@ -13,8 +13,8 @@ import (
 // profile of a server divides its time by whatever the handlers labelled
 // (pprof.Do with an endpoint, a tenant). A task handed to a pool runs on a
 // worker goroutine instead, so the pool carries the labels over: every
-// submission (Go, TryGo, GoContext, Run, Do, DoContext, TryDo, RunFrom,
-// DoFrom, the Sub's and the Group's, and so the par functions given a *Pool
+// submission (Go, TryGo, GoContext, Run, Do, DoContext, TryDo, Submit, on
+// a Pool or a Sub, the Group's, and so the par functions given a *Pool
 // from outside it) records the labels of the calling goroutine, and the
 // task runs under them, on whichever worker it runs, and so does
 // everything it forks: the halves of its joins and the tasks of its scopes
@@ -70,7 +70,7 @@ import (
 // work that other workers take from it runs under the task's labels.
 //
 // Traces. A task submitted with a context (GoContext, DoContext, TryDo,
-// DoContextIn, TryDoIn) runs inside a runtime/trace region of type
+// on a Pool or a Sub) runs inside a runtime/trace region of type
 // "blitz.task" started with that context, so the trace task it carries
 // (trace.NewTask) shows what ran for it on the workers, and so does the
 // work another worker takes from it. A region ends on the goroutine that

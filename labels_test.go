@@ -288,27 +288,27 @@ func TestLabelsOfTasks(t *testing.T) {
 				"GoContext":    goSeen(func(fn func(*Worker)) error { return p.GoContext(ctx, fn) }),
 				"Sub.Go":       goSeen(s.Go),
 				"Sub.TryGo":    goSeen(s.TryGo),
-				"Do":           Do(p, tree(l)),
-				"DoIn":         DoIn(s, tree(l)),
-				"DoFrom(nil)":  DoFrom(nil, p, tree(l)),
-				"DoOn(p)":      DoOn(p, tree(l)),
+				"Do(p)":        Do(p, tree(l)),
+				"Do(s)":        Do(s, tree(l)),
 				"Pool.Run":     nil,
-				"DoContext":    nil,
-				"TryDo":        nil,
-				"DoContextIn":  nil,
-				"TryDoIn":      nil,
+				"Sub.Run":      nil,
+				"DoContext(p)": nil,
+				"TryDo(p)":     nil,
+				"DoContext(s)": nil,
+				"TryDo(s)":     nil,
 				"Group.Go":     nil,
 				"Group.TryGo":  nil,
 				"Broadcast(1)": nil,
 			}
 			p.Run(func(w *Worker) { got["Pool.Run"] = tree(l)(w) })
-			got["DoContext"], err = DoContext(ctx, p, tree(l))
+			s.Run(func(w *Worker) { got["Sub.Run"] = tree(l)(w) })
+			got["DoContext(p)"], err = DoContext(ctx, p, tree(l))
 			assert.NoError(t, err)
-			got["TryDo"], err = TryDo(ctx, p, tree(l))
+			got["TryDo(p)"], err = TryDo(ctx, p, tree(l))
 			assert.NoError(t, err)
-			got["DoContextIn"], err = DoContextIn(ctx, s, tree(l))
+			got["DoContext(s)"], err = DoContext(ctx, s, tree(l))
 			assert.NoError(t, err)
-			got["TryDoIn"], err = TryDoIn(ctx, s, tree(l))
+			got["TryDo(s)"], err = TryDo(ctx, s, tree(l))
 			assert.NoError(t, err)
 			g, _ := NewGroup(ctx, p)
 			g.Go(func(w *Worker) error { got["Group.Go"] = tree(l)(w); return nil })
@@ -330,7 +330,7 @@ func TestLabelsOfTasks(t *testing.T) {
 		}
 		assert.Nil(t, doW(t, p, none), "Do")
 		assert.Nil(t, goSeenNone(t, p.Go), "Pool.Go")
-		assert.Nil(t, DoIn(s, none), "DoIn")
+		assert.Nil(t, Do(s, none), "Do")
 		assert.Zero(t, wrong.Load(), "forked pieces of unlabelled tasks that ran under labels")
 	})
 }
@@ -507,18 +507,18 @@ func TestLabelsAcrossPools(t *testing.T) {
 		underLabels(t, "outer", func(l profLabels) {
 			got := Do(p, func(w *Worker) [4]bool {
 				var r [4]bool
-				r[0] = DoFrom(w, q, func(*Worker) profLabels { return currentLabels() }) == l
+				r[0] = Do(q, func(*Worker) profLabels { return currentLabels() }) == l
 				v, err := DoContext(context.Background(), q, func(*Worker) profLabels { return currentLabels() })
 				r[1] = err == nil && v == l
 				// A call into its own pool from the call into q, and the
 				// labels back on the task's goroutine.
-				r[2] = DoFrom(w, q, func(*Worker) bool {
+				r[2] = Do(q, func(*Worker) bool {
 					return Do(p, func(*Worker) profLabels { return currentLabels() }) == l
 				})
 				r[3] = currentLabels() == l
 				return r
 			})
-			assert.Equal(t, [4]bool{true, true, true, true}, got, "DoFrom, DoContext into another pool, back into its own, after")
+			assert.Equal(t, [4]bool{true, true, true, true}, got, "Do, DoContext into another pool, back into its own, after")
 		})
 		// p's worker lent out while its labelled task waits in q: a task
 		// of other labels (none) runs on it under those.
@@ -528,7 +528,7 @@ func TestLabelsAcrossPools(t *testing.T) {
 			lendCalls.Store(true)
 			defer lendCalls.Store(false)
 			Do(p, func(w *Worker) int {
-				q.RunFrom(w, func(*Worker) {
+				q.Run(func(*Worker) {
 					go func() {
 						pprof.SetGoroutineLabels(context.Background()) // not the task's
 						other <- Do(p, func(*Worker) profLabels { return currentLabels() })

@@ -168,7 +168,7 @@ func lazyMix(w *Worker, n int, q *Pool) int {
 		})
 		return fibArgs(w, 4) + int(spawned.Load())
 	case n == 5 && q != nil:
-		return DoFrom(w, q, func(w *Worker) int { return fibArgs(w, 5) })
+		return Do(q, func(w *Worker) int { return fibArgs(w, 5) })
 	}
 	a, b := JoinArgs(w, lazyMixArgs, lazyMixJob{n - 1, q}, lazyMixArgs, lazyMixJob{n - 2, q})
 	return a + b

@@ -188,7 +188,7 @@ const DefaultLatencySampling = 16
 // thread, nor when its idle workers spin (ParkingSpin), where the borrowed
 // worker's goroutine would go on spinning. DoContext and TryDo never do
 // (their caller must survive a Goexit in fn), nor do Go tasks, which have
-// no caller waiting, nor the calls of a Sub (DoIn keeps the Sub's limit).
+// no caller waiting, nor the calls given a Sub (they keep the Sub's limit).
 func WithCallerRuns(on bool) Option {
 	return func(c *config) { c.noCallerRuns = !on }
 }

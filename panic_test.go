@@ -132,7 +132,7 @@ func TestPanicNilIsAPanic(t *testing.T) {
 			p.Run(func(w *Worker) { w.Scope(func(s *Scope) { s.Spawn(func(*Worker, *Scope) { panic(nil) }) }) })
 		}))
 		isNilPanic(t, catchPanic(func() {
-			p.Run(func(w *Worker) { DoFrom(w, p, func(*Worker) int { panic(nil) }) })
+			p.Run(func(w *Worker) { Do(p, func(*Worker) int { panic(nil) }) })
 		}))
 		require.NoError(t, p.Go(func(*Worker) { panic(nil) }))
 		var got any

@@ -30,8 +30,8 @@ import (
 // A Pool is a set of workers that run fork-join work and submitted tasks.
 // Create one with New and release it with Close. All methods are safe for
 // concurrent use. A method called on a nil *Pool panics with a message that
-// names it ("blitz: Pool.Go: nil *Pool"), and so do Do, DoFrom, DoContext
-// and TryDo given a nil *Pool.
+// names it ("blitz: Pool.Go: nil *Pool"); a function that takes a Runner
+// given a nil *Pool panics with "nil Runner" ("blitz: Do: nil Runner").
 type Pool struct {
 	name string
 	// workers is every worker the pool ever had, indexed by Worker.index:

@@ -639,11 +639,9 @@ func TestNilReceivers(t *testing.T) {
 		{"blitz: Pool.TryGo: nil *Pool", func() { p.TryGo(task) }},
 		{"blitz: Pool.GoContext: nil *Pool", func() { p.GoContext(ctx, task) }},
 		{"blitz: Pool.Run: nil *Pool", func() { p.Run(task) }},
-		{"blitz: Pool.RunFrom: nil *Pool", func() { p.RunFrom(nil, task) }},
-		{"blitz: Do: nil *Pool", func() { Do(p, call) }},
-		{"blitz: DoFrom: nil *Pool", func() { DoFrom(nil, p, call) }},
-		{"blitz: DoContext: nil *Pool", func() { DoContext(ctx, p, call) }},
-		{"blitz: TryDo: nil *Pool", func() { TryDo(ctx, p, call) }},
+		{"blitz: Do: nil Runner", func() { Do(p, call) }},
+		{"blitz: DoContext: nil Runner", func() { DoContext(ctx, p, call) }},
+		{"blitz: TryDo: nil Runner", func() { TryDo(ctx, p, call) }},
 		{"blitz: Worker.Index: nil *Worker", func() { w.Index() }},
 		{"blitz: Worker.Pool: nil *Worker", func() { w.Pool() }},
 		{"blitz: Worker.Context: nil *Worker", func() { w.Context() }},
@@ -795,13 +793,9 @@ func TestWorkerKeptPastClose(t *testing.T) {
 				requirePanicMessage(t, msg("JoinArgs"), func() { JoinArgs(kept, inc, 1, inc, 2) })
 				requirePanicMessage(t, msg("JoinArgs"), func() { kept.Join(noop, noop) })
 				requirePanicMessage(t, msg("Worker.Scope"), func() { kept.Scope(func(*Scope) {}) })
-				requirePanicMessage(t, msg("Pool.RunFrom"), func() { other.RunFrom(kept, noop) })
-				requirePanicMessage(t, msg("DoFrom"), func() { DoFrom(kept, other, one) })
-				requirePanicMessage(t, msg("Pool.RunFrom"), func() { p.RunFrom(kept, noop) })
-				v := catchPanic(func() { JoinAll(kept, noop, noop) })
-				pe, ok := v.(*PanicError)
-				require.True(t, ok, "JoinAll: %v", v)
-				assert.Equal(t, msg("JoinArgs"), pe.Value)
+				requirePanicMessage(t, msg("Do"), func() { Do(kept, one) })
+				requirePanicMessage(t, msg("DoContext"), func() { _, _ = DoContext(context.Background(), kept, one) })
+				requirePanicMessage(t, msg("JoinAll"), func() { JoinAll(kept, noop, noop) })
 				assert.Zero(t, kept.depth, "the depth a refused join left")
 			}
 			assert.Equal(t, p, kept.Pool())
@@ -810,7 +804,6 @@ func TestWorkerKeptPastClose(t *testing.T) {
 			ran := false
 			kept.Block(func() { ran = true })
 			assert.True(t, ran, "Block on a kept Worker")
-			assert.Equal(t, 1, DoOn(kept, one))
 			assert.Equal(t, 3, Do(other, func(*Worker) int { return 3 }), "the other pool")
 		})
 	}

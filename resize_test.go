@@ -182,7 +182,7 @@ func TestResizeFromTask(t *testing.T) {
 				assert.NoError(t, p.Resize(1)) // perhaps retires w itself
 				assert.NoError(t, p.Resize(4))
 				assert.NoError(t, p.Resize(w.Index()+1))
-				return DoFrom(w, q, func(*Worker) int {
+				return Do(q, func(*Worker) int {
 					assert.NoError(t, p.Resize(2))
 					return 0
 				})
@@ -313,7 +313,7 @@ func resizeStorm(t *testing.T, p, other *Pool, rounds int) {
 					assert.EqualValues(t, 8, n.Load())
 				case 4: // a lent call: a task of p calls into other, its worker lent meanwhile
 					v := Do(p, func(w *Worker) int {
-						return DoFrom(w, other, func(w *Worker) int {
+						return Do(other, func(w *Worker) int {
 							return Do(p, func(*Worker) int { return 1 }) // back into p from other
 						})
 					})

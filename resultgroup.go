@@ -61,30 +61,19 @@ type ResultGroup[T any] struct {
 	join bool
 }
 
-// NewResultGroup returns a ResultGroup that runs its tasks on s, a *Pool or
-// a *Sub, and the group's context, derived from ctx and cancelled, as
-// NewGroup's is, when a task returns an error or panics, or when Wait
-// returns. On a Sub, the tasks take the Sub's slots, but for those that a
-// Wait called from a task of the parent pool runs itself (see Group). A
-// nil *Pool or *Sub, or a nil ctx, panics.
-func NewResultGroup[T any, S interface{ *Pool | *Sub }](ctx context.Context, s S) (*ResultGroup[T], context.Context) {
+// NewResultGroup returns a ResultGroup that runs its tasks on r, as
+// NewGroup's Group does, and the group's context, derived from ctx and
+// cancelled, as NewGroup's is, when a task returns an error or panics, or
+// when Wait returns. On a Sub, the tasks take the Sub's slots, but for
+// those that a Wait called from a task of the parent pool runs itself (see
+// Group). A nil r or ctx panics.
+func NewResultGroup[T any](ctx context.Context, r Runner) (*ResultGroup[T], context.Context) {
 	if ctx == nil {
 		panic("blitz: NewResultGroup: nil context")
 	}
-	r := new(ResultGroup[T])
-	switch s := any(s).(type) {
-	case *Pool:
-		if s == nil {
-			panic("blitz: NewResultGroup: nil *Pool")
-		}
-		ctx = r.g.init(ctx, s, nil)
-	case *Sub:
-		if s == nil {
-			panic("blitz: NewResultGroup: nil *Sub")
-		}
-		ctx = r.g.init(ctx, s.p, s)
-	}
-	return r, ctx
+	d := destOf(r, "NewResultGroup")
+	g := new(ResultGroup[T])
+	return g, g.g.init(ctx, d.p, d.s)
 }
 
 // Go starts fn(w) in the group, as Group.Go does, and keeps its result in

@@ -364,7 +364,7 @@ func TestResultGroupInTask(t *testing.T) {
 		}
 		assert.Equal(t, []int{0, 1, 2, 3, 4}, doW(t, p, body(handleTarget{p: p})))
 		var res []int
-		within(t, "DoIn", func() { res = DoIn(s, body(handleTarget{p: p, s: s})) })
+		within(t, "Do", func() { res = Do(s, body(handleTarget{p: p, s: s})) })
 		assert.Equal(t, []int{0, 1, 2, 3, 4}, res)
 	})
 }
@@ -402,10 +402,10 @@ func TestResultGroupBadInput(t *testing.T) {
 		defer s.Close()
 		var nilCtx context.Context
 		requirePanicMessage(t, "blitz: NewResultGroup: nil context", func() { NewResultGroup[int](nilCtx, p) })
-		requirePanicMessage(t, "blitz: NewResultGroup: nil *Pool", func() {
+		requirePanicMessage(t, "blitz: NewResultGroup: nil Runner", func() {
 			NewResultGroup[int](context.Background(), (*Pool)(nil))
 		})
-		requirePanicMessage(t, "blitz: NewResultGroup: nil *Sub", func() {
+		requirePanicMessage(t, "blitz: NewResultGroup: nil Runner", func() {
 			NewResultGroup[int](context.Background(), (*Sub)(nil))
 		})
 		r, _ := NewResultGroup[int](context.Background(), p)

@@ -125,7 +125,7 @@ func TestNestedPools(t *testing.T) {
 					return 0
 				}
 				defer inner.Close()
-				return DoFrom(w, inner, func(w *Worker) int { return fibArgs(w, 15) })
+				return Do(inner, func(w *Worker) int { return fibArgs(w, 15) })
 			}, func(w *Worker) int { return fibArgs(w, 15) })
 			return a + b
 		})

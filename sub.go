@@ -49,34 +49,37 @@ import (
 // (ErrQueueFull) and shutdown. Give each kind of work its own Sub, and a
 // burst of one cannot take the workers or fill the queue of the others.
 //
-// Submission mirrors the pool's: Go and TryGo, and the generic DoIn,
-// DoContextIn and TryDoIn. A task waits in the Sub's queue, in submission
-// order, until a slot is free; TryGo and TryDoIn refuse with ErrQueueFull
-// when the queue is full, Go and DoIn wait for room, DoContextIn until its
-// context ends (a task withdrawn while queued never runs). A task's panics
-// and Goexits go where a pool task's would (Pool.Go, DoContext): the
-// parent's panic handler, or the waiting caller.
+// Submission is the pool's: Go, TryGo and GoContext, Run, and the generic
+// Do, DoContext, TryDo and Submit given the Sub. A task waits in the Sub's
+// queue, in submission order, until a slot is free; TryGo and TryDo refuse
+// with ErrQueueFull when the queue is full, Go, Run and Do wait for room,
+// GoContext and DoContext until their context ends (a task withdrawn while
+// queued never runs). A task's panics and Goexits go where a pool task's
+// would (Pool.Go, DoContext): the parent's panic handler, or the waiting
+// caller.
 //
 // Called from a task of the parent pool (the Sub's own tasks included),
 // the entry points follow the pool's rule for calls from its own tasks:
-// Go is let in over the queue's bound and never waits, and DoIn,
-// DoContextIn and TryDoIn run fn on the caller's own worker at once,
+// Go is let in over the queue's bound and never waits, and Run, Do,
+// DoContext and TryDo run fn on the caller's own worker at once,
 // without a slot (the caller already holds a worker; waiting for a slot
 // could wait for itself), counted in SubStats.Inline. Called from a task
 // of another pool, they wait with its worker serving its own pool; but
 // where that task runs within a task of the Sub (its call into the other
 // pool, across any number of pools, is what the Sub's task waits for),
 // they run in the slot that task holds, as a call into the parent pool,
-// since no other slot may ever free (DoIn(sa, DoIn(sb, DoIn(sa, f))) with
+// since no other slot may ever free (Do(sa, Do(sb, Do(sa, f))) with
 // limits of 1); Go is let in over the bound there too.
 //
 // The parent's Stats count the Sub's tasks that enter its queue; a task
 // that waited in the Sub's queue runs as part of the task before it (on
 // the worker that ran that one), and the parent counts the two as one.
 //
-// A Sub is not a Runner: it names no workers, only a bound on entries.
-// Code that takes a Runner is given the *Worker of the Sub's task. A
-// method called on a nil *Sub panics with a message that names it.
+// A Sub is a Runner: a function of package par given one runs as one task
+// of the Sub, whose forks any worker of the parent may take, and a Group
+// or ResultGroup made on one counts each of its tasks against the Sub's
+// bounds. A method called on a nil *Sub panics with a message that names
+// it.
 type Sub struct {
 	p        *Pool
 	capacity int
@@ -112,14 +115,14 @@ type SubStats struct {
 	// started and not finished; never more than Limit.
 	Queued, Running int
 	// Submitted counts the tasks accepted; Completed those finished,
-	// however they ended (a DoContextIn task withdrawn while queued
+	// however they ended (a DoContext task withdrawn while queued
 	// included, without having run); Panics those that panicked.
 	Submitted, Completed, Panics uint64
 	// Rejected counts the submissions refused with ErrQueueFull (TryGo,
-	// TryDoIn); Abandoned those that waited for room and gave up when
+	// TryDo); Abandoned those that waited for room and gave up when
 	// their context ended.
 	Rejected, Abandoned uint64
-	// Inline counts the DoIn, DoContextIn and TryDoIn calls from tasks of
+	// Inline counts the Run, Do, DoContext and TryDo calls from tasks of
 	// the parent pool, which ran on the caller's worker without a slot, and
 	// those from work that a task of the Sub waits for in another pool,
 	// which ran in that task's slot; they are not in the counts above.
@@ -153,6 +156,18 @@ func (p *Pool) Sub(limit, capacity int) (*Sub, error) {
 		return nil, fmt.Errorf("blitz: Pool.Sub: %w", ErrClosed)
 	}
 	return s, nil
+}
+
+// Closed reports whether the Sub's Close, Shutdown, or the parent's, has
+// begun: from then on the Sub refuses every submission from outside the
+// parent's tasks.
+func (s *Sub) Closed() bool {
+	if s == nil {
+		panic("blitz: Sub.Closed: nil *Sub")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed || s.p.Closed()
 }
 
 // Pool returns the Sub's parent pool.
@@ -191,128 +206,24 @@ func (s *Sub) TryGo(fn func(w *Worker)) error {
 	return s.submit(context.Background(), &subTask{s: s, t: goJob(fn)}, false, "Sub.TryGo")
 }
 
-// DoIn runs fn in s and waits for it, as Do does on a pool: a panic in fn
-// is re-panicked as a *PanicError, a Goexit ends the caller's goroutine,
-// and a closed Sub makes it panic with an error wrapping ErrClosed. From a
-// task of the parent it runs fn on the caller's worker (see Sub). A nil s
-// or fn panics.
-func DoIn[T any](s *Sub, fn func(w *Worker) T) T {
+// GoContext submits fn like Go, waiting for room in the Sub's full queue
+// until ctx ends; then it returns an error wrapping ctx.Err() and fn never
+// runs. fn and everything it forks see ctx as w.Context(), as with
+// Pool.GoContext. A nil fn or a nil ctx panics.
+func (s *Sub) GoContext(ctx context.Context, fn func(w *Worker)) error {
 	if s == nil {
-		panic("blitz: DoIn: nil *Sub")
+		panic("blitz: Sub.GoContext: nil *Sub")
 	}
 	if fn == nil {
-		panic("blitz: DoIn: nil function")
+		panic("blitz: Sub.GoContext: nil function")
 	}
-	if w := currentWorker(); w != nil {
-		if w.pool == s.p {
-			s.countInline()
-			return callOwn(w, fn)
-		}
-		if s.heldBy(w) {
-			s.countInline()
-			return doFrom(w, s.p, fn, "DoIn")
-		}
-		j := &callJob[T]{fn: callFrom(w, fn), waiter: w}
-		if err := s.submit(context.Background(), &subTask{s: s, t: j}, true, "DoIn"); err != nil {
-			panic(fmt.Errorf("blitz: DoIn: %w", err))
-		}
-		w.waitCall(&j.latch, nil)
-		return j.outcome()
+	if ctx == nil {
+		panic("blitz: Sub.GoContext: nil context")
 	}
-	done := newDone()
-	j := &callJob[T]{fn: fn, done: done}
-	if err := s.submit(context.Background(), &subTask{s: s, t: j}, true, "DoIn"); err != nil {
-		doneChans.Put(done)
-		panic(fmt.Errorf("blitz: DoIn: %w", err))
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("blitz: Sub.GoContext: %w", err)
 	}
-	<-done
-	doneChans.Put(done)
-	return j.outcome()
-}
-
-// DoContextIn runs fn in s and returns its result, as DoContext does on a
-// pool: it waits for room and then for the result until ctx ends (a task
-// still queued is withdrawn and never runs), and returns a panic as a
-// *PanicError, a Goexit as ErrGoexit and a closed Sub as ErrClosed. A nil
-// s, fn or ctx panics.
-func DoContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T) (T, error) {
-	if s == nil {
-		panic("blitz: DoContextIn: nil *Sub")
-	}
-	return doContextIn(ctx, s, fn, true, "DoContextIn")
-}
-
-// TryDoIn is DoContextIn that does not wait for room: with a full queue it
-// returns ErrQueueFull at once (SubStats.Rejected counts it) and fn never
-// runs. A nil s, fn or ctx panics.
-func TryDoIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T) (T, error) {
-	if s == nil {
-		panic("blitz: TryDoIn: nil *Sub")
-	}
-	return doContextIn(ctx, s, fn, false, "TryDoIn")
-}
-
-// doContextIn is DoContextIn (wait true) and TryDoIn (wait false), after
-// doContext.
-func doContextIn[T any](ctx context.Context, s *Sub, fn func(w *Worker) T, wait bool, name string) (T, error) {
-	var zero T
-	if err := checkCall(ctx, fn, name); err != nil {
-		return zero, err
-	}
-	w := currentWorker()
-	if w != nil && w.pool == s.p {
-		s.countInline()
-		return doContextOwn(ctx, w, fn, name)
-	}
-	if s.heldBy(w) {
-		s.countInline()
-		return doContextFrom(ctx, w, s.p, fn, wait, name)
-	}
-	j := &callJob[T]{fn: fn, waiter: w, ctx: ctx}
-	if w != nil {
-		j.fn = callFrom(w, fn)
-	}
-	if w == nil {
-		j.done = newDone()
-	}
-	st := &subTask{s: s, t: j}
-	if err := s.submit(ctx, st, wait, name); err != nil {
-		if j.done != nil {
-			doneChans.Put(j.done)
-		}
-		return zero, err
-	}
-	var stopped bool
-	if w != nil {
-		stopped = w.waitCall(&j.latch, ctx.Done())
-	} else {
-		select {
-		case <-j.done:
-		case <-ctx.Done():
-			stopped = true
-		}
-	}
-	if stopped {
-		if j.withdraw() {
-			s.unqueue(st)
-			if j.done != nil {
-				doneChans.Put(j.done) // a withdrawn job is never signalled
-			}
-			return zero, fmt.Errorf("blitz: %s: withdrawn before it started: %w", name, ctx.Err())
-		}
-		if j.done == nil {
-			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
-		}
-		select {
-		case <-j.done: // finished meanwhile: the result is here
-		default:
-			return zero, fmt.Errorf("blitz: %s: stopped waiting for the running task: %w", name, ctx.Err())
-		}
-	}
-	if j.done != nil {
-		doneChans.Put(j.done)
-	}
-	return j.outcomeErr()
+	return s.submit(ctx, &subTask{s: s, t: &ctxGoJob{fn: fn, ctx: ctx}}, true, "Sub.GoContext")
 }
 
 // A subTask is a task of a Sub: the pool's own task (goJob, callJob) and

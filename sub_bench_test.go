@@ -47,8 +47,8 @@ func BenchmarkSubGo(b *testing.B) {
 	}
 }
 
-// BenchmarkSubTryDo is the round trip of TryDoIn against TryDo, from one
-// goroutine at a time (an idle server's request).
+// BenchmarkSubTryDo is the round trip of TryDo given a Sub against TryDo
+// given the pool, from one goroutine at a time (an idle server's request).
 func BenchmarkSubTryDo(b *testing.B) {
 	for _, via := range []string{"pool", "sub"} {
 		b.Run("via="+via, func(b *testing.B) {
@@ -69,7 +69,7 @@ func BenchmarkSubTryDo(b *testing.B) {
 				if via == "pool" {
 					_, _ = TryDo(ctx, p, fn)
 				} else {
-					_, _ = TryDoIn(ctx, s, fn)
+					_, _ = TryDo(ctx, s, fn)
 				}
 			}
 		})

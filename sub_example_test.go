@@ -30,7 +30,7 @@ func ExampleSub() {
 	for range 2 {
 		_ = reports.Go(func(*blitz.Worker) {}) // queued
 	}
-	_, err = blitz.TryDoIn(context.Background(), reports, func(*blitz.Worker) int { return 0 })
+	_, err = blitz.TryDo(context.Background(), reports, func(*blitz.Worker) int { return 0 })
 	fmt.Println(errors.Is(err, blitz.ErrQueueFull)) // answer 503
 
 	// Another endpoint is not held up by the reports.

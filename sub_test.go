@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestSubStorm: under Go, TryGo, DoContextIn and TryDoIn from several
+// TestSubStorm: under Go, TryGo, DoContext and TryDo from several
 // goroutines, Go from the Sub's own tasks and plain tasks of the parent
 // beside them, no more than the limit of the Sub's tasks ever run at once
 // and the limit is reached; every accepted task runs exactly once; the
@@ -62,9 +62,9 @@ func TestSubStorm(t *testing.T) {
 								case 0:
 									err = s.TryGo(body)
 								case 1:
-									_, err = TryDoIn(context.Background(), s, func(w *Worker) int { body(w); return 0 })
+									_, err = TryDo(context.Background(), s, func(w *Worker) int { body(w); return 0 })
 								case 2:
-									_, err = DoContextIn(context.Background(), s, func(w *Worker) int { body(w); return 0 })
+									_, err = DoContext(context.Background(), s, func(w *Worker) int { body(w); return 0 })
 								case 3:
 									err = s.Go(nested)
 								case 4:
@@ -117,8 +117,8 @@ func holdSub(t *testing.T, s *Sub, n int, release chan struct{}) {
 }
 
 // TestSubRefusals: with every slot taken and the queue full, TryGo and
-// TryDoIn refuse with ErrQueueFull, counted in Rejected; Queued and
-// Running say where the tasks are; a DoContextIn whose context ends while
+// TryDo refuse with ErrQueueFull, counted in Rejected; Queued and
+// Running say where the tasks are; a DoContext whose context ends while
 // it waits for room gives up (Abandoned), and one whose context ends while
 // queued is withdrawn, never runs, and frees its place in the queue.
 func TestSubRefusals(t *testing.T) {
@@ -132,20 +132,20 @@ func TestSubRefusals(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		withdrawn := make(chan error, 1)
 		go func() {
-			_, err := DoContextIn(ctx, s, func(*Worker) int { ran.Add(100); return 0 })
+			_, err := DoContext(ctx, s, func(*Worker) int { ran.Add(100); return 0 })
 			withdrawn <- err
 		}()
 		for s.Stats().Queued < 2 {
 			runtime.Gosched()
 		}
 		assert.ErrorIs(t, s.TryGo(func(*Worker) {}), ErrQueueFull)
-		_, err = TryDoIn(context.Background(), s, func(*Worker) int { return 0 })
+		_, err = TryDo(context.Background(), s, func(*Worker) int { return 0 })
 		assert.ErrorIs(t, err, ErrQueueFull)
 		// Waiting for room, and giving up.
 		ctx2, cancel2 := context.WithCancel(context.Background())
 		abandoned := make(chan error, 1)
 		go func() {
-			_, err := DoContextIn(ctx2, s, func(*Worker) int { ran.Add(1000); return 0 })
+			_, err := DoContext(ctx2, s, func(*Worker) int { ran.Add(1000); return 0 })
 			abandoned <- err
 		}()
 		cancel2()
@@ -168,10 +168,10 @@ func TestSubRefusals(t *testing.T) {
 }
 
 // TestSubNestedNoDeadlock: on a parent of one worker, with a limit of 1 and
-// no queue room, tasks of the parent and of the Sub call Go, DoIn,
-// DoContextIn and TryDoIn on the Sub (the slot held by the caller, or by a
+// no queue room, tasks of the parent and of the Sub call Go, Do,
+// DoContext and TryDo on the Sub (the slot held by the caller, or by a
 // task queued behind it), and a task of another pool of one worker calls
-// DoIn while the slot's holder calls into that pool. All finish.
+// Do while the slot's holder calls into that pool. All finish.
 func TestSubNestedNoDeadlock(t *testing.T) {
 	for _, k := range serverParkings() {
 		t.Run(fmt.Sprint("parking=", k), func(t *testing.T) {
@@ -185,8 +185,8 @@ func TestSubNestedNoDeadlock(t *testing.T) {
 				inner := func(w *Worker) int {
 					ran.Add(1)
 					require.NoError(t, s.Go(func(*Worker) { ran.Add(1) }))
-					n := DoIn(s, func(*Worker) int { return 1 })
-					m, err := TryDoIn(context.Background(), s, func(*Worker) int { return 1 })
+					n := Do(s, func(*Worker) int { return 1 })
+					m, err := TryDo(context.Background(), s, func(*Worker) int { return 1 })
 					assert.NoError(t, err)
 					return n + m + Do(p, func(*Worker) int { return 1 })
 				}
@@ -194,9 +194,9 @@ func TestSubNestedNoDeadlock(t *testing.T) {
 					got := Do(p, func(w *Worker) int {
 						require.NoError(t, s.Go(func(w *Worker) { inner(w) })) // takes the slot, queued behind this task
 						require.NoError(t, s.Go(func(w *Worker) { inner(w) })) // over the bound
-						r, err := DoContextIn(context.Background(), s, inner)
+						r, err := DoContext(context.Background(), s, inner)
 						assert.NoError(t, err)
-						return r + DoIn(s, inner)
+						return r + Do(s, inner)
 					})
 					assert.Equal(t, 6, got)
 					for s.Stats().Completed < 6 {
@@ -217,8 +217,8 @@ func TestSubNestedNoDeadlock(t *testing.T) {
 					Do(q, func(*Worker) int { return 0 })
 				}))
 				<-holding
-				within(t, "cross-pool DoIn", func() {
-					assert.Equal(t, 7, Do(q, func(*Worker) int { return DoIn(s2, func(*Worker) int { return 7 }) }))
+				within(t, "cross-pool Do", func() {
+					assert.Equal(t, 7, Do(q, func(*Worker) int { return Do(s2, func(*Worker) int { return 7 }) }))
 					require.NoError(t, s2.Close())
 				})
 			})
@@ -228,7 +228,7 @@ func TestSubNestedNoDeadlock(t *testing.T) {
 
 // TestSubCallBackIntoHeldSlot: a task of a Sub of limit 1 calls into
 // other pools (one or two, each of one worker), whose tasks call the Sub
-// again, with DoIn, DoContextIn, TryDoIn and Go: the calls run in the slot
+// again, with Do, DoContext, TryDo and Go: the calls run in the slot
 // the waiting task holds (they would otherwise wait for it forever), and
 // counted in Inline; the Sub's work never runs two at once, since the
 // holder waits while the call runs. A storm of callers does it at once,
@@ -238,7 +238,7 @@ func TestSubCallBackIntoHeldSlot(t *testing.T) {
 	if testing.Short() {
 		callers = 3
 	}
-	forms := []string{"DoIn", "DoContextIn", "TryDoIn", "Go"}
+	forms := []string{"Do", "DoContext", "TryDo", "Go"}
 	for _, k := range serverParkings() {
 		for _, hops := range []int{1, 2} {
 			t.Run(fmt.Sprintf("parking=%v/hops=%d", k, hops), func(t *testing.T) {
@@ -267,13 +267,13 @@ func TestSubCallBackIntoHeldSlot(t *testing.T) {
 					leaf := func(form string) {
 						body := func(*Worker) int { enter(); defer inSub.Add(-1); leaves.Add(1); return 1 }
 						switch form {
-						case "DoIn":
-							DoIn(s, body)
-						case "DoContextIn":
-							_, err := DoContextIn(context.Background(), s, body)
+						case "Do":
+							Do(s, body)
+						case "DoContext":
+							_, err := DoContext(context.Background(), s, body)
 							assert.NoError(t, err)
-						case "TryDoIn":
-							_, err := TryDoIn(context.Background(), s, body)
+						case "TryDo":
+							_, err := TryDo(context.Background(), s, body)
 							assert.NoError(t, err)
 						default:
 							wg.Add(1)
@@ -296,7 +296,7 @@ func TestSubCallBackIntoHeldSlot(t *testing.T) {
 							go func() {
 								defer callersWG.Done()
 								form := forms[c%len(forms)]
-								DoIn(s, func(*Worker) int {
+								Do(s, func(*Worker) int {
 									enter()
 									inSub.Add(-1) // the holder waits while its call runs
 									r := through(0, form)
@@ -398,7 +398,7 @@ func TestSubShutdownUnderLoad(t *testing.T) {
 }
 
 // TestSubPanicGoexit: a panic in a Sub's Go task goes to the parent's
-// panic handler and counts in Panics; DoContextIn returns panics and
+// panic handler and counts in Panics; DoContext returns panics and
 // Goexits as errors; a Goexit in a task with tasks queued behind it loses
 // none of them.
 func TestSubPanicGoexit(t *testing.T) {
@@ -420,11 +420,11 @@ func TestSubPanicGoexit(t *testing.T) {
 		}
 		out := make(chan res, 2)
 		go func() {
-			_, err := DoContextIn(context.Background(), s, func(*Worker) int { panic("boom2") })
+			_, err := DoContext(context.Background(), s, func(*Worker) int { panic("boom2") })
 			out <- res{err}
 		}()
 		go func() {
-			_, err := DoContextIn(context.Background(), s, func(*Worker) int { runtime.Goexit(); return 0 })
+			_, err := DoContext(context.Background(), s, func(*Worker) int { runtime.Goexit(); return 0 })
 			out <- res{err}
 		}()
 		for s.Stats().Queued < 6 {
@@ -465,25 +465,25 @@ func TestSubBadInput(t *testing.T) {
 		require.NoError(t, err)
 		requirePanicMessage(t, "blitz: Sub.Go: nil function", func() { _ = s.Go(nil) })
 		requirePanicMessage(t, "blitz: Sub.TryGo: nil function", func() { _ = s.TryGo(nil) })
-		requirePanicMessage(t, "blitz: DoIn: nil function", func() { DoIn[int](s, nil) })
+		requirePanicMessage(t, "blitz: Do: nil function", func() { Do[int](s, nil) })
 		var nilCtx context.Context
-		requirePanicMessage(t, "blitz: TryDoIn: nil context", func() { _, _ = TryDoIn(nilCtx, s, func(*Worker) int { return 0 }) })
-		requirePanicMessage(t, "blitz: DoContextIn: nil context", func() { _, _ = DoContextIn(nilCtx, s, func(*Worker) int { return 0 }) })
+		requirePanicMessage(t, "blitz: TryDo: nil context", func() { _, _ = TryDo(nilCtx, s, func(*Worker) int { return 0 }) })
+		requirePanicMessage(t, "blitz: DoContext: nil context", func() { _, _ = DoContext(nilCtx, s, func(*Worker) int { return 0 }) })
 		requirePanicMessage(t, "blitz: Sub.Shutdown: nil context", func() { _ = s.Shutdown(nilCtx) })
-		requirePanicMessage(t, "blitz: DoIn: nil *Sub", func() { DoIn(nil, func(*Worker) int { return 0 }) })
+		requirePanicMessage(t, "blitz: Do: nil Runner", func() { Do((*Sub)(nil), func(*Worker) int { return 0 }) })
 		var nilSub *Sub
 		requirePanicMessage(t, "blitz: Sub.Go: nil *Sub", func() { _ = nilSub.Go(func(*Worker) {}) })
 		requirePanicMessage(t, "blitz: Sub.Close: nil *Sub", func() { _ = nilSub.Close() })
 		requirePanicMessage(t, "blitz: Sub.Stats: nil *Sub", func() { nilSub.Stats() })
 		assert.Equal(t, ErrCloseInTask, Do(p, func(*Worker) error { return s.Close() }))
 		require.NoError(t, s.Close())
-		v := catchPanic(func() { DoIn(s, func(*Worker) int { return 0 }) })
+		v := catchPanic(func() { Do(s, func(*Worker) int { return 0 }) })
 		require.IsType(t, fmt.Errorf("%w", ErrClosed), v)
 		assert.ErrorIs(t, v.(error), ErrClosed)
 	})
 }
 
-// TestSubWithdrawStorm: DoContextIn calls whose contexts end at random
+// TestSubWithdrawStorm: DoContext calls whose contexts end at random
 // points while a storm keeps the Sub's slots and queue busy: a call that
 // reports its task withdrawn never runs it, and every other accepted call
 // runs its task exactly once; the Sub's counters add up.
@@ -516,7 +516,7 @@ func TestSubWithdrawStorm(t *testing.T) {
 						if j%2 == 0 {
 							go cancel()
 						}
-						_, err := DoContextIn(ctx, s, func(*Worker) int { c.runs.Add(1); runtime.Gosched(); return 0 })
+						_, err := DoContext(ctx, s, func(*Worker) int { c.runs.Add(1); runtime.Gosched(); return 0 })
 						cancel()
 						switch {
 						case err == nil:
@@ -531,7 +531,7 @@ func TestSubWithdrawStorm(t *testing.T) {
 								withdrawn.Add(1)
 							}
 						default:
-							t.Errorf("DoContextIn: %v", err)
+							t.Errorf("DoContext: %v", err)
 						}
 					}
 				}()

@@ -24,7 +24,7 @@ import (
 )
 
 // The submission tests: every entry point (Go, TryGo, GoContext, Run, Do,
-// RunFrom, DoFrom, DoContext, TryDo), bounded submission over a capacity,
+// Run, Do, DoContext, TryDo), bounded submission over a capacity,
 // results, panics and Goexit through the waiting forms, and the callJob state
 // machine (a task withdrawn while queued never runs). Every test that needs a
 // full queue builds it exactly: gate tasks hold every worker (so nothing
@@ -46,8 +46,6 @@ func TestSubmitNilFunction(t *testing.T) {
 			{"Pool.GoContext", func() { p.GoContext(ctx, nil) }},
 			{"Pool.Run", func() { p.Run(nil) }},
 			{"Do", func() { Do[int](p, nil) }},
-			{"Pool.RunFrom", func() { p.RunFrom(nil, nil) }},
-			{"DoFrom", func() { DoFrom[int](nil, p, nil) }},
 			{"DoContext", func() { DoContext[int](ctx, p, nil) }},
 			{"TryDo", func() { TryDo[int](ctx, p, nil) }},
 		} {
@@ -74,9 +72,7 @@ func TestSubmitClosedPanics(t *testing.T) {
 	}{
 		{"Pool.Run", func() { p.Run(func(*Worker) {}) }},
 		{"Do", func() { Do(p, func(*Worker) int { return 0 }) }},
-		{"Pool.RunFrom", func() { p.RunFrom(nil, func(*Worker) {}) }},
-		{"DoFrom", func() { DoFrom(nil, p, func(*Worker) int { return 0 }) }},
-		{"DoOn", func() { treeSum(p, big) }},
+		{"Do", func() { treeSum(p, big) }},
 	} {
 		v := catchPanic(c.f)
 		err, ok := v.(error)
@@ -86,14 +82,14 @@ func TestSubmitClosedPanics(t *testing.T) {
 	}
 	// From a worker of another pool.
 	v := catchPanic(func() {
-		other.Run(func(w *Worker) { DoFrom(w, p, func(*Worker) int { return 0 }) })
+		other.Run(func(w *Worker) { Do(p, func(*Worker) int { return 0 }) })
 	})
 	var pe *PanicError
-	require.True(t, errors.As(v.(error), &pe), "DoFrom from another pool: %v", v)
+	require.True(t, errors.As(v.(error), &pe), "Do from another pool: %v", v)
 	err, ok := pe.Value.(error)
-	require.True(t, ok, "DoFrom from another pool: panic value %v", pe.Value)
+	require.True(t, ok, "Do from another pool: panic value %v", pe.Value)
 	assert.ErrorIs(t, err, ErrClosed)
-	assert.True(t, strings.HasPrefix(err.Error(), "blitz: DoFrom: "), "%q does not name DoFrom", err)
+	assert.True(t, strings.HasPrefix(err.Error(), "blitz: Do: "), "%q does not name Do", err)
 }
 
 // TestSubmitWaitForRoomNamesCaller checks that a submission whose context
@@ -767,19 +763,19 @@ func TestManyOutsideCallers(t *testing.T) {
 func TestRunFromSamePoolIsInline(t *testing.T) {
 	withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
 		// On a one-worker pool, a blocking Run from the task would
-		// deadlock; RunFrom runs inline.
+		// deadlock; Run runs inline.
 		got := doW(t, p, func(w *Worker) int {
-			return DoFrom(w, p, func(w2 *Worker) int {
+			return Do(p, func(w2 *Worker) int {
 				if w2 != w {
-					t.Error("DoFrom on the same pool did not run inline")
+					t.Error("Do on the same pool did not run inline")
 				}
 				return fibArgs(w2, 10)
 			})
 		})
-		assert.EqualValues(t, 55, got, "DoFrom")
-		v := catchPanic(func() { Do(p, func(w *Worker) int { return DoFrom(w, p, func(*Worker) int { panic("inline") }) }) })
+		assert.EqualValues(t, 55, got, "Do")
+		v := catchPanic(func() { Do(p, func(w *Worker) int { return Do(p, func(*Worker) int { panic("inline") }) }) })
 		if pe, ok := v.(*PanicError); !ok || pe.Value != "inline" {
-			t.Errorf("inline DoFrom panic = %v", v)
+			t.Errorf("inline Do panic = %v", v)
 		}
 	})
 }
@@ -802,8 +798,8 @@ func TestCrossPool(t *testing.T) {
 	// a's only worker calls into b, whose task submits to a and waits for
 	// it: a's worker must run that task while it waits for b.
 	got := doW(t, a, func(w *Worker) int {
-		return DoFrom(w, b, func(wb *Worker) int {
-			x := DoFrom(wb, a, func(wa *Worker) int { return fibArgs(wa, 12) })
+		return Do(b, func(wb *Worker) int {
+			x := Do(a, func(wa *Worker) int { return fibArgs(wa, 12) })
 			return x + fibArgs(wb, 10)
 		})
 	})
@@ -822,7 +818,7 @@ func TestCrossPool(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			r := Do(from, func(w *Worker) int {
-				return DoFrom(w, to, func(w *Worker) int { return fibArgs(w, 14) })
+				return Do(to, func(w *Worker) int { return fibArgs(w, 14) })
 			})
 			if r != seqFib(14) {
 				bad.Add(1)
@@ -835,13 +831,13 @@ func TestCrossPool(t *testing.T) {
 	}
 	// Panics and Goexit cross pools too.
 	v := catchPanic(func() {
-		Do(a, func(w *Worker) int { return DoFrom(w, b, func(*Worker) int { panic("in b") }) })
+		Do(a, func(w *Worker) int { return Do(b, func(*Worker) int { panic("in b") }) })
 	})
 	if pe, ok := v.(*PanicError); !ok || pe.Value != "in b" {
 		t.Errorf("cross-pool panic = %v", v)
 	}
 	if !exitsGoroutine(t, func() {
-		Do(a, func(w *Worker) int { b.RunFrom(w, func(*Worker) { runtime.Goexit() }); return 0 })
+		Do(a, func(w *Worker) int { b.Run(func(*Worker) { runtime.Goexit() }); return 0 })
 	}) {
 		t.Error("cross-pool Goexit did not reach the caller")
 	}

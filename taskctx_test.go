@@ -165,7 +165,7 @@ func TestContextStorm(t *testing.T) {
 }
 
 // TestContextAcrossLend checks the contexts on a worker lent out while its
-// task waits on a call into another pool (RunFrom): the join half the task
+// task waits on a call into another pool (Run): the join half the task
 // left in its deque sees the task's context when the lent worker runs it,
 // another task run meanwhile sees its own, and the task sees its own again
 // after the call.
@@ -180,7 +180,7 @@ func TestContextAcrossLend(t *testing.T) {
 			got, err := DoContext(withID(1), p, func(w *Worker) [3]int {
 				var half int
 				w.Join(func(w *Worker) {
-					q.RunFrom(w, func(*Worker) {
+					q.Run(func(*Worker) {
 						// p's worker is lent out now: give it a task of
 						// its own, and let it pop the join's half.
 						go func() {

@@ -42,7 +42,7 @@ import (
 //     The owner pops its own deque (there, only the scope's tasks and their
 //     descendants can be: see below) and steals only from workers that are
 //     running a task of this scope, and only jobs they pushed meanwhile.
-//   - waitCall: a call into another pool (DoFrom), or a wait for another
+//   - waitCall: a call into another pool (Do from a task), or a wait for another
 //     pool's Group, Sub slot or queue room. The caller's goroutine runs
 //     nothing but the broadcast requests addressed to it: it sleeps as a
 //     blocked worker that the pool replaces. At the pool's cap it lends

@@ -386,7 +386,7 @@ func TestJoinWaitSkipsLentThief(t *testing.T) {
 				a.Run(func(w *Worker) {
 					joiner.Store(int64(w.Index()))
 					w.Join(func(*Worker) { <-u1Started }, func(w *Worker) {
-						b.RunFrom(w, func(*Worker) { close(callStarted); <-release })
+						b.Run(func(*Worker) { close(callStarted); <-release })
 					})
 				})
 			}()

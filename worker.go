@@ -28,10 +28,9 @@ import (
 // One misuse is always detected: a Worker kept past its task and used once
 // its pool has shut down (after Close or Shutdown returned nil), when the
 // pool has released what its workers ran work with. Join, JoinArgs,
-// Worker.Join, Worker.Scope, RunFrom and DoFrom given such a Worker (and so
-// Join3, JoinAll, DoOn and the par functions when the function they run
-// forks) panic with a message that says so; Index, Pool, Context and Block
-// still answer, and DoOn runs a function that does not fork.
+// Worker.Join, Worker.Scope, Do, DoContext and TryDo given such a Worker
+// (and so Join3, JoinAll and the par functions) panic with a message that
+// says so; Index, Pool, Context and Block still answer.
 type Worker struct {
 	_ atomics.Pad
 
@@ -263,7 +262,7 @@ const (
 	waitTerminate waitKind = iota // the idle loop: waiting for work or Close
 	waitJoin                      // the second half of a join was stolen
 	waitScope                     // spawned tasks of a scope are running
-	waitCall                      // a call into another pool (DoFrom)
+	waitCall                      // a call into another pool (Do from a task)
 )
 
 // push publishes a ref on the worker's deque and tells the sleep protocol

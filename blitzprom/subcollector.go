@@ -67,7 +67,7 @@ func NewSubCollector(src SubSource, name string) *SubCollector {
 			func(s *blitz.SubStats) float64 { return float64(s.Rejected) }),
 		m("tasks_abandoned_total", counter, "Submissions that gave up waiting for room in the Sub's full queue when their context ended (SubStats.Abandoned).",
 			func(s *blitz.SubStats) float64 { return float64(s.Abandoned) }),
-		m("inline_calls_total", counter, "DoIn, DoContextIn and TryDoIn calls that ran without a slot of their own: from tasks of the parent pool, or from work a task of the Sub waits for (SubStats.Inline).",
+		m("inline_calls_total", counter, "Run, Do, DoContext and TryDo calls that ran without a slot of their own: from tasks of the parent pool, or from work a task of the Sub waits for (SubStats.Inline).",
 			func(s *blitz.SubStats) float64 { return float64(s.Inline) }),
 	}}
 }

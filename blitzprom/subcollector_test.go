@@ -45,7 +45,7 @@ func TestSubCollectorExportsEveryField(t *testing.T) {
 # HELP blitz_sub_capacity Tasks of the Sub waiting for a slot, at most (SubStats.Capacity).
 # TYPE blitz_sub_capacity gauge
 blitz_sub_capacity{sub="thumbs"} 2
-# HELP blitz_sub_inline_calls_total DoIn, DoContextIn and TryDoIn calls that ran without a slot of their own: from tasks of the parent pool, or from work a task of the Sub waits for (SubStats.Inline).
+# HELP blitz_sub_inline_calls_total Run, Do, DoContext and TryDo calls that ran without a slot of their own: from tasks of the parent pool, or from work a task of the Sub waits for (SubStats.Inline).
 # TYPE blitz_sub_inline_calls_total counter
 blitz_sub_inline_calls_total{sub="thumbs"} 10
 # HELP blitz_sub_limit Tasks of the Sub under way at once, at most (SubStats.Limit).
@@ -98,15 +98,15 @@ func TestSubCollectorExportsSubStats(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(NewCollector(p, "images"), c)
 
-	_, err = blitz.TryDoIn(context.Background(), s, func(*blitz.Worker) int { panic("boom") })
+	_, err = blitz.TryDo(context.Background(), s, func(*blitz.Worker) int { panic("boom") })
 	if !errors.Is(err, blitz.ErrPanic) {
-		t.Fatalf("TryDoIn of a panicking task: %v, want ErrPanic", err)
+		t.Fatalf("TryDo of a panicking task: %v, want ErrPanic", err)
 	}
-	// DoIn from a task of the parent runs inline, without a slot.
+	// Do from a task of the parent runs inline, without a slot.
 	if got := blitz.Do(p, func(*blitz.Worker) int {
-		return blitz.DoIn(s, func(*blitz.Worker) int { return 7 })
+		return blitz.Do(s, func(*blitz.Worker) int { return 7 })
 	}); got != 7 {
-		t.Fatalf("DoIn from a task of the parent = %d, want 7", got)
+		t.Fatalf("Do from a task of the parent = %d, want 7", got)
 	}
 	// One task takes the only slot; it starts once the panicked task has
 	// freed the slot and been counted. The next waits in the queue of one,
@@ -130,7 +130,7 @@ func TestSubCollectorExportsSubStats(t *testing.T) {
 # HELP blitz_sub_capacity Tasks of the Sub waiting for a slot, at most (SubStats.Capacity).
 # TYPE blitz_sub_capacity gauge
 blitz_sub_capacity{sub="thumbs"} 1
-# HELP blitz_sub_inline_calls_total DoIn, DoContextIn and TryDoIn calls that ran without a slot of their own: from tasks of the parent pool, or from work a task of the Sub waits for (SubStats.Inline).
+# HELP blitz_sub_inline_calls_total Run, Do, DoContext and TryDo calls that ran without a slot of their own: from tasks of the parent pool, or from work a task of the Sub waits for (SubStats.Inline).
 # TYPE blitz_sub_inline_calls_total counter
 blitz_sub_inline_calls_total{sub="thumbs"} 1
 # HELP blitz_sub_limit Tasks of the Sub under way at once, at most (SubStats.Limit).

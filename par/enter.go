@@ -7,9 +7,10 @@ import (
 )
 
 // Getting onto a worker. Every function of the package takes a Runner and
-// reaches a worker through blitz.DoOn alone: on a *Worker the work runs
-// right there, on a *Pool it runs on one of the pool's workers (on the
-// caller's own worker when the caller is a task of that pool).
+// reaches a worker through blitz.Do alone, which decides who calls: on a
+// *Worker the work runs right there, on a *Pool it runs on one of the
+// pool's workers (on the caller's own worker when the caller is a task of
+// that pool), on a *Sub as one task of it.
 
 // checkRunner panics, naming the function the user called, if r is nil
 // (the nil interface, or a nil *Pool or *Worker), or a *Pool that Close or
@@ -34,6 +35,13 @@ func checkRunner(name string, r blitz.Runner) {
 			}
 			return
 		}
+	case *blitz.Sub:
+		if r != nil {
+			if r.Closed() && r.Pool().Current() == nil {
+				panicClosed(name)
+			}
+			return
+		}
 	}
 	panic("par: " + name + ": nil Runner")
 }
@@ -43,18 +51,18 @@ func panicClosed(name string) {
 	panic(fmt.Errorf("par: %s: %w", name, blitz.ErrClosed))
 }
 
-// enter checks r and runs fn on it (blitz.DoOn): a panic in fn, or in the
+// enter checks r and runs fn on it (blitz.Do): a panic in fn, or in the
 // work it forks, reaches the caller as a *blitz.PanicError, and a Goexit
 // passes through.
 func enter(name string, r blitz.Runner, fn func(w *blitz.Worker)) {
 	checkRunner(name, r)
-	blitz.DoOn(unwrap(r), func(w *blitz.Worker) struct{} { fn(w); return struct{}{} })
+	blitz.Do(unwrap(r), func(w *blitz.Worker) struct{} { fn(w); return struct{}{} })
 }
 
 // doOn is enter with a result.
 func doOn[T any](name string, r blitz.Runner, fn func(w *blitz.Worker) T) T {
 	checkRunner(name, r)
-	return blitz.DoOn(unwrap(r), fn)
+	return blitz.Do(unwrap(r), fn)
 }
 
 // onCaller runs f, work too short to enter the pool, on the calling

@@ -12,14 +12,14 @@ import (
 
 // inlineOnCaller reports whether a call with no user callback (Sum, Min,
 // Contains, ...) over n elements is cheaper on the calling goroutine than on
-// the pool: r is a *Pool (entering it is a round trip through its queue,
-// microseconds) and n is too small to be worth forking. Such a call runs no
+// the pool: r is a *Pool or a *Sub (entering it is a round trip through a
+// queue, microseconds) and n is too small to be worth forking. Such a call runs no
 // user code, so where it runs is invisible (a closed pool was refused
 // before, by checkRunner). A *Worker is never bypassed: it
 // is already on the pool, and the range driver runs a short range unsplit.
 func inlineOnCaller(r blitz.Runner, n int) bool {
-	_, ok := unwrap(r).(*blitz.Pool)
-	return ok && n < twice(pieceMin(r, cheapMinLen))
+	_, worker := unwrap(r).(*blitz.Worker)
+	return !worker && n < twice(pieceMin(r, cheapMinLen))
 }
 
 // The layer's split granularity.

@@ -189,12 +189,21 @@ func checkStream(name string, r blitz.Runner, nilSeq, nilFunc bool, window int) 
 	if window < 1 {
 		panic("par: " + name + ": window must be at least 1")
 	}
-	if p, ok := unwrap(r).(*blitz.Pool); r == nil || ok && p == nil {
-		panic("par: " + name + ": nil Runner")
+	switch r := unwrap(r).(type) {
+	case *blitz.Pool:
+		if r != nil {
+			return
+		}
+	case *blitz.Sub:
+		if r != nil {
+			return
+		}
+	case *blitz.Worker:
+		if r != nil {
+			return
+		}
 	}
-	if w, ok := unwrap(r).(*blitz.Worker); ok && w == nil {
-		panic("par: " + name + ": nil Runner")
-	}
+	panic("par: " + name + ": nil Runner")
 }
 
 // Slot phases (the low two bits of streamSlot.state).
@@ -230,8 +239,10 @@ const streamFirstSlots = 16
 
 // stream is one range over a MapSeq result.
 type stream[In, Out any] struct {
-	pool *blitz.Pool
-	f    func(In) Out
+	// tryGo submits an item's task: the TryGo of the pool or the Sub the
+	// stream runs on.
+	tryGo func(func(*blitz.Worker)) error
+	f     func(In) Out
 	// slots is the ring: item k is in slots[k%len(slots)]. Consumer only.
 	slots  []*streamSlot[In, Out]
 	window int
@@ -250,11 +261,16 @@ type stream[In, Out any] struct {
 // (input, result) pair in input order until emit returns false.
 func runStream[In, Out any](name string, r blitz.Runner, window int, f func(In) Out, seq iter.Seq[In], emit func(In, Out) bool) {
 	checkRunner(name, r)
-	pool, ok := unwrap(r).(*blitz.Pool)
-	if !ok {
-		pool = unwrap(r).(*blitz.Worker).Pool()
+	var tryGo func(func(*blitz.Worker)) error
+	switch r := unwrap(r).(type) {
+	case *blitz.Pool:
+		tryGo = r.TryGo
+	case *blitz.Sub:
+		tryGo = r.TryGo
+	case *blitz.Worker:
+		tryGo = r.Pool().TryGo
 	}
-	st := &stream[In, Out]{pool: pool, f: f, window: window, wake: make(chan struct{}, 1)}
+	st := &stream[In, Out]{tryGo: tryGo, f: f, window: window, wake: make(chan struct{}, 1)}
 	st.waitFor = -1
 	st.grow()
 	defer st.cleanup()
@@ -356,7 +372,7 @@ func (st *stream[In, Out]) dispatch(x In) {
 	// TryGo, not Go: with a full queue (WithCapacity) the item stays
 	// queued for the consumer to claim, rather than the consumer waiting
 	// for room.
-	if err := st.pool.TryGo(func(*blitz.Worker) { s.task(k) }); errors.Is(err, blitz.ErrClosed) {
+	if err := st.tryGo(func(*blitz.Worker) { s.task(k) }); errors.Is(err, blitz.ErrClosed) {
 		st.inline = true // the consumer claims the rest
 	}
 }

@@ -243,7 +243,7 @@ func TestMinLenEveryFunction(t *testing.T) {
 func TestMinLenRootFunctions(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
 		r := MinLen(p, 10)
-		on := blitz.DoOn(r, func(w *blitz.Worker) *blitz.Pool { return w.Pool() })
+		on := blitz.Do(r, func(w *blitz.Worker) *blitz.Pool { return w.Pool() })
 		require.Same(t, p, on)
 		a, b, c := blitz.Join3(r, func(*blitz.Worker) int { return 1 }, func(*blitz.Worker) int { return 2 }, func(*blitz.Worker) int { return 3 })
 		require.Equal(t, []int{1, 2, 3}, []int{a, b, c})
@@ -256,7 +256,7 @@ func TestMinLenRootFunctions(t *testing.T) {
 		require.EqualValues(t, 3, n.Load())
 		// From a task, with the task's worker wrapped: runs on that worker.
 		p.Run(func(w *blitz.Worker) {
-			got := blitz.DoOn(MinLen(w, 10), func(v *blitz.Worker) *blitz.Worker { return v })
+			got := blitz.Do(MinLen(w, 10), func(v *blitz.Worker) *blitz.Worker { return v })
 			assert.Same(t, w, got)
 		})
 	})

@@ -491,7 +491,7 @@ func mixed(ctx context.Context, f flags) error {
 		fmt.Fprintf(w, "- work: SHA-256 over %d bytes, %v per request; capacity (100%%) %.0f req/s = workers / per-request time\n",
 			f.workSize, per.Round(time.Microsecond), capRPS)
 		fmt.Fprintf(w, "- one pool of %d workers, queue bound %d (WithCapacity; the Sub's queue too); quiet endpoint: open-loop Poisson, TryDo on the pool; "+
-			"bursting endpoint: %d requests at once, averaging %d%% of capacity, TryDo on the pool (shared) or TryDoIn on a Sub of limit %s (sub); in process, no HTTP\n",
+			"bursting endpoint: %d requests at once, averaging %d%% of capacity, TryDo on the pool (shared) or TryDo on a Sub of limit %s (sub); in process, no HTTP\n",
 			workers, f.capacity, burstSize, f.burstLoad, map[bool]string{true: "workers/2", false: strconv.Itoa(f.limit)}[f.limit == 0])
 		fmt.Fprintf(w, "- latency: from each quiet request's intended send time to its return, 200s only; nearest-rank percentiles\n\n")
 		_, err := w.Write(table.Bytes())

@@ -110,7 +110,7 @@ func Mixed(ctx context.Context, cfg MixedConfig) (*MixedResult, error) {
 		}
 		defer s.Close()
 		burst = func(ctx context.Context) (int, error) {
-			_, err := blitz.TryDoIn(ctx, s, work)
+			_, err := blitz.TryDo(ctx, s, work)
 			return status(err)
 		}
 	default:
