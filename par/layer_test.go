@@ -276,7 +276,6 @@ func layerCalls(body func()) []struct {
 		{"MaxByKey", func(r blitz.Runner, n int) { MaxByKey(r, ints(n), key) }},
 		{"InclusiveScan", func(r blitz.Runner, n int) { InclusiveScan(r, ints(n), ints(n), 0, add) }},
 		{"ExclusiveScan", func(r blitz.Runner, n int) { ExclusiveScan(r, ints(n), ints(n), 0, add) }},
-		{"Any", func(r blitz.Runner, n int) { Any(r, ints(n), pred) }},
 		{"All", func(r blitz.Runner, n int) { All(r, ints(n), pred) }},
 		{"ContainsFunc", func(r blitz.Runner, n int) { ContainsFunc(r, ints(n), pred) }},
 		{"Contains", func(r blitz.Runner, n int) { Contains(r, ints(n), 1) }},
@@ -284,7 +283,6 @@ func layerCalls(body func()) []struct {
 		{"IndexFunc", func(r blitz.Runner, n int) { IndexFunc(r, ints(n), pred) }},
 		{"LastIndexFunc", func(r blitz.Runner, n int) { LastIndexFunc(r, ints(n), pred) }},
 		{"IndexAnyFunc", func(r blitz.Runner, n int) { IndexAnyFunc(r, ints(n), pred) }},
-		{"FindAny", func(r blitz.Runner, n int) { FindAny(r, ints(n), pred) }},
 		{"ForEachSeq", func(r blitz.Runner, n int) { ForEachSeq(r, slices.Values(ints(n)), func(int) { body() }) }},
 		{"ForEachSeq2", func(r blitz.Runner, n int) { ForEachSeq2(r, slices.All(ints(n)), func(int, int) { body() }) }},
 		{"MapSeq", func(r blitz.Runner, n int) {
