@@ -13,8 +13,8 @@ import "github.com/blitz-go/blitz/internal/goroutine"
 // asks its thread-local registry:
 //
 //   - a worker of the same pool: the call runs on that worker, as if the
-//     task had passed its *Worker (Run, Do, DoOn and so Join3, JoinAll
-//     and every par function: callOwn or callInline; DoContext and TryDo: on a
+//     task had passed its *Worker (Run, Do, DoOn and so every par
+//     function: callOwn or callInline; DoContext and TryDo: on a
 //     goroutine the worker is lent to, so that a Goexit ends fn only;
 //     Group.Wait: it runs the group's unstarted tasks itself);
 //   - a worker of another pool: the call is queued in the pool it names,

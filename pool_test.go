@@ -798,10 +798,8 @@ func TestWorkerKeptPastClose(t *testing.T) {
 				requirePanicMessage(t, msg("Pool.RunFrom"), func() { other.RunFrom(kept, noop) })
 				requirePanicMessage(t, msg("DoFrom"), func() { DoFrom(kept, other, one) })
 				requirePanicMessage(t, msg("Pool.RunFrom"), func() { p.RunFrom(kept, noop) })
-				v := catchPanic(func() { JoinAll(kept, noop, noop) })
-				pe, ok := v.(*PanicError)
-				require.True(t, ok, "JoinAll: %v", v)
-				assert.Equal(t, msg("JoinArgs"), pe.Value)
+				requirePanicMessage(t, msg("JoinArgs"), func() { JoinAll(kept, noop, noop) })
+				requirePanicMessage(t, msg("Join"), func() { Join3(kept, one, one, one) })
 				assert.Zero(t, kept.depth, "the depth a refused join left")
 			}
 			assert.Equal(t, p, kept.Pool())

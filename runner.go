@@ -2,8 +2,8 @@ package blitz
 
 import "fmt"
 
-// A Runner says where a function that takes one runs (DoOn, Join3, JoinAll,
-// NewGroup, and every function of package par): on a *Pool, entered from a
+// A Runner says where a function that takes one runs (DoOn, NewGroup, and
+// every function of package par): on a *Pool, entered from a
 // plain goroutine — the call injects the work, blocks without burning CPU
 // and returns when it is done — or on the *Worker handed to the calling
 // task, where the work runs directly, without re-entering the pool. Default
@@ -39,8 +39,8 @@ func (w *Worker) runnerPool() *Pool {
 }
 
 // DoOn runs fn on r and returns its result: the one way onto a worker for
-// code that takes a Runner (the par package's functions, Join3, JoinAll,
-// and functions of your own). On a *Worker, fn runs right there, as fn(w);
+// code that takes a Runner (the par package's functions and functions of
+// your own). On a *Worker, fn runs right there, as fn(w);
 // on a *Pool, DoOn is Do(p, fn), which also runs fn on the caller's worker
 // when the caller is a task of p. Either way a panic in fn reaches the
 // caller as a *PanicError carrying the original value and stack, and a

@@ -247,7 +247,6 @@ func layerCalls(body func()) []struct {
 	pred := func(int) bool { body(); return false }
 	cmpf := func(a, b int) int { body(); return cmp.Compare(a, b) }
 	key := func(x int) int { body(); return x }
-	fn := func(*blitz.Worker) { body() }
 	add := func(a, b int) int { body(); return a + b }
 	return []struct {
 		name string
@@ -259,11 +258,6 @@ func layerCalls(body func()) []struct {
 		{"MapReduceContext", func(r blitz.Runner, n int) {
 			MapReduceContext(context.Background(), r, 0, n, 0, 0, func(*blitz.Worker, int, int) int { body(); return 0 }, add)
 		}},
-		{"Join3", func(r blitz.Runner, n int) {
-			f := func(*blitz.Worker) int { body(); return 0 }
-			blitz.Join3(r, f, f, f)
-		}},
-		{"JoinAll", func(r blitz.Runner, n int) { blitz.JoinAll(r, slices.Repeat([]func(*blitz.Worker){fn}, n)...) }},
 		{"Partition", func(r blitz.Runner, n int) { Partition(r, ints(n), pred) }},
 		{"Reduce", func(r blitz.Runner, n int) { Reduce(r, ints(n), 0, add) }},
 		{"Sum", func(r blitz.Runner, n int) { Sum(r, ints(n)) }},
@@ -345,11 +339,7 @@ func TestLayerClosedPool(t *testing.T) {
 			err, ok := v.(error)
 			require.Truef(t, ok, "%s(n=%d) on a closed pool: panic %v (%T), want an error", c.name, n, v, v)
 			require.ErrorIsf(t, err, blitz.ErrClosed, "%s(n=%d)", c.name, n)
-			prefix := "par: " // the root package's Join3 and JoinAll say blitz:
-			if c.name == "Join3" || c.name == "JoinAll" {
-				prefix = "blitz: "
-			}
-			require.Truef(t, strings.HasPrefix(err.Error(), prefix+c.name+": "), "%s(n=%d): %q does not name it", c.name, n, err)
+			require.Truef(t, strings.HasPrefix(err.Error(), "par: "+c.name+": "), "%s(n=%d): %q does not name it", c.name, n, err)
 		}
 	}
 	require.Zero(t, ran.Load(), "callbacks run on a closed pool")

@@ -43,8 +43,8 @@ import (
 // its callbacks with the *blitz.Worker they receive. Wrapping a Runner
 // that MinLen returned replaces its minimum; n < 1 means no minimum beyond
 // the function's own. The Runner may also be given to the root package's
-// functions that take one (blitz.DoOn, Join3, JoinAll, NewGroup), which run
-// on r's pool and ignore the minimum. A nil r panics.
+// functions that take one (blitz.DoOn, NewGroup), which run on r's pool
+// and ignore the minimum. A nil r panics.
 func MinLen(r blitz.Runner, n int) blitz.Runner {
 	if m, ok := r.(minLenRunner); ok {
 		r = m.Runner
