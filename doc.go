@@ -17,7 +17,7 @@
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
 //	run tasks that return errors, errgroup-style    NewGroup (or a zero Group, on Default), Group.Go,
 //	                                                Group.Wait; Go after Wait reuses the group
-//	  at most n at once                             Group.SetLimit; Group.TryGo refuses
+//	  at most n at once                             Group.SetLimit; Group.TryGo returns ErrQueueFull
 //	  with golang.org/x/sync/errgroup's API         package errgroup (change the import line)
 //	  returning results, in the order of Go         NewResultGroup (or a zero ResultGroup), Go, Wait
 //	bound one kind of work inside a pool            Pool.Sub; Sub.Go, TryGo, DoIn, DoContextIn, TryDoIn

@@ -240,14 +240,32 @@ func TestGroupOnOneWorkerRunsTasksInWait(t *testing.T) {
 	}
 }
 
+// TestGroupOnClosedPool: a closed pool refuses the group's tasks. Go
+// records an error wrapping ErrClosed, which Wait returns; TryGo returns
+// that error as well (not ErrQueueFull) and records it as Go does; no
+// task runs.
 func TestGroupOnClosedPool(t *testing.T) {
 	p, err := blitz.New(blitz.WithWorkers(1))
 	require.NoError(t, err)
 	require.NoError(t, p.Close())
-	g, _ := blitz.NewGroup(t.Context(), p)
 	var ran atomic.Bool
-	g.Go(func(*blitz.Worker) error { ran.Store(true); return nil })
-	require.ErrorIs(t, g.Wait(), blitz.ErrClosed)
+	task := func(*blitz.Worker) error { ran.Store(true); return nil }
+
+	byGo, _ := blitz.NewGroup(t.Context(), p)
+	byGo.Go(task)
+	require.ErrorIs(t, byGo.Wait(), blitz.ErrClosed)
+
+	g, ctx := blitz.NewGroup(t.Context(), p)
+	g.SetLimit(1)
+	err = g.TryGo(task)
+	require.ErrorIs(t, err, blitz.ErrClosed)
+	assert.EqualError(t, err, "blitz: Group.TryGo: blitz: pool is closed")
+	assert.ErrorIs(t, context.Cause(ctx), blitz.ErrClosed, "the refusal cancels the group's context, as Go's does")
+	// The refused task freed its slot: the next TryGo is refused by the
+	// pool again, not by the limit.
+	require.ErrorIs(t, g.TryGo(task), blitz.ErrClosed)
+	require.Same(t, err, g.Wait(), "Wait returns TryGo's refusal, the first error")
+
 	require.False(t, ran.Load())
 	testkit.VerifyNone(t)
 }
