@@ -72,12 +72,17 @@ func selfCalls(ctx context.Context, p *Pool, s []int, want int) error {
 	if v := treeSum(p, s); v != want {
 		return fmt.Errorf("treeSum = %d, want %d", v, want)
 	}
-	a, b, c := Join3(p, func(*Worker) int { return 1 }, func(*Worker) int { return 2 }, func(*Worker) int { return 3 })
-	if a+b+c != 6 {
-		return fmt.Errorf("Join3 = %d, %d, %d", a, b, c)
+	abc := Do(p, func(w *Worker) [3]int {
+		a, b, c := Join3(w, func(*Worker) int { return 1 }, func(*Worker) int { return 2 }, func(*Worker) int { return 3 })
+		return [3]int{a, b, c}
+	})
+	if abc != [3]int{1, 2, 3} {
+		return fmt.Errorf("Join3 = %v", abc)
 	}
 	var all atomic.Int64
-	JoinAll(p, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) })
+	p.Run(func(w *Worker) {
+		JoinAll(w, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) }, func(*Worker) { all.Add(1) })
+	})
 	if all.Load() != 3 {
 		return fmt.Errorf("JoinAll ran %d of 3", all.Load())
 	}

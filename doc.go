@@ -11,13 +11,13 @@
 //	                                                Close, Shutdown; Default for the shared one
 //	run a function on the pool and wait for it      Do, Pool.Run (from any goroutine)
 //	  with a deadline or for a request handler      DoContext; TryDo refuses when the queue is full
-//	submit without waiting                          Pool.Go; TryGo refuses, GoContext gives up
+//	submit without waiting                          Pool.Go, Sub.Go; TryGo refuses, GoContext gives up
 //	  and wait for the result later                 Submit (a *Pool or a *Sub), Future.Wait, WaitContext
 //	fork two functions inside a task                Join, JoinArgs (no allocation), Worker.Join
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
 //	run tasks that return errors, errgroup-style    NewGroup (or a zero Group, on Default), Group.Go,
 //	                                                Group.Wait; Go after Wait reuses the group
-//	  at most n at once                             Group.SetLimit; Group.TryGo refuses
+//	  at most n at once                             Group.SetLimit; Group.TryGo returns ErrQueueFull
 //	  with golang.org/x/sync/errgroup's API         package errgroup (change the import line)
 //	  returning results, in the order of Go         NewResultGroup (or a zero ResultGroup), Go, Wait
 //	bound one kind of work inside a pool            Pool.Sub; give the *Sub where a *Pool goes
@@ -127,8 +127,8 @@
 // refused as from outside, but for waiting: Go and GoContext from a task
 // (and Group.Go, Sub.Go) are let in over a full queue's bound or a group's
 // limit (the task could be waiting for itself), TryGo refuses as it does for
-// anyone, and after Close has begun all three return ErrClosed, to the
-// pool's own tasks too. A Group's task that waits for its own group panics,
+// anyone, and after Close has begun they refuse with ErrClosed (Group.Go
+// through its Wait), to the pool's own tasks too. A Group's task that waits for its own group panics,
 // from whichever worker the waiting part runs on: it would wait for itself.
 //
 // # Panics and Goexit

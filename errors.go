@@ -18,7 +18,9 @@ var ErrClosed = errors.New("blitz: pool is closed")
 var ErrCloseInTask = errors.New("blitz: Close called from a task of the same pool")
 
 // ErrQueueFull is returned by TryGo and TryDo when the pool has a capacity
-// (WithCapacity) and that many tasks are already queued.
+// (WithCapacity) and that many tasks are already queued, by Sub's when the
+// Sub's queue is full, and by Group.TryGo when the group has no free slot
+// (Group.SetLimit).
 var ErrQueueFull = errors.New("blitz: queue is full")
 
 // ErrThreadLimit is wrapped by the error New returns when the pool's workers

@@ -26,7 +26,7 @@ import (
 //     entry takes it (admit), as does every one that fits when the limit
 //     is raised (SetLimit). So a waiting entry exists only while every slot
 //     is taken, and it is admitted by whoever frees one.
-//  3. A waiting entry may be withdrawn (a DoContextIn whose context ended):
+//  3. A waiting entry may be withdrawn (a DoContext whose context ended):
 //     it is marked gone where it stands, at no cost to the others, and
 //     skipped when it comes to the head. An entry withdrawn holds no slot,
 //     so there is nothing to hand on.

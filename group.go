@@ -32,8 +32,8 @@ import (
 //   - any other goroutine: Wait blocks until every task finished.
 //
 // SetLimit bounds how many of the group's tasks may be under way at once
-// (submitted to the pool and not finished), as errgroup's does; TryGo then
-// refuses when no slot is free. A task over the limit waits in the group's
+// (submitted to the pool and not finished), as errgroup's does; TryGo returns
+// ErrQueueFull when no slot is free. A task over the limit waits in the group's
 // queue, in the order of Go, and is submitted to the pool when a task of
 // the group finishes. Go waits for its task to get a slot, except when
 // called from a task of the group's pool (the tasks of the group included):
@@ -233,10 +233,17 @@ func (g *Group) goTask(t *groupTask) {
 	}
 }
 
-// TryGo starts fn like Go if a slot is free (see SetLimit) and reports
-// whether it did; with no slot free it returns false at once and fn never
-// runs. Without a limit it is Go and returns true. A nil fn panics.
-func (g *Group) TryGo(fn func(w *Worker) error) bool {
+// TryGo starts fn like Go if a slot is free (see SetLimit) and returns nil:
+// fn will run. With no slot free it returns ErrQueueFull at once and fn
+// never runs, as Pool.TryGo and Sub.TryGo refuse when their queue is full
+// (a Group has no queue for TryGo's tasks); the group is left as it was.
+// If the pool refuses the task (it is closing), TryGo returns an error
+// wrapping ErrClosed and fn never runs; the group records that error too,
+// as it does for Go, so Wait returns it. The limit is all TryGo refuses
+// for: like Go, it waits for room in the pool's bounded queue (WithCapacity)
+// when that is full. Without a limit TryGo is Go but for returning the
+// pool's refusal. A nil fn panics.
+func (g *Group) TryGo(fn func(w *Worker) error) error {
 	if fn == nil {
 		panic("blitz: Group.TryGo: nil function")
 	}
@@ -245,15 +252,22 @@ func (g *Group) TryGo(fn func(w *Worker) error) bool {
 	g.bind()
 	if !g.admit(t) {
 		g.mu.Unlock()
-		return false
+		return ErrQueueFull
 	}
 	g.newBatch()
 	g.pending++
 	t.seq = g.seq
 	g.seq++
 	g.mu.Unlock()
-	g.start(t)
-	return true
+	// start, reporting the refusal: a Wait may have claimed t meanwhile,
+	// and then runs it.
+	if err := g.submit(t); err != nil && t.claimed.CompareAndSwap(false, true) {
+		err = fmt.Errorf("blitz: Group.TryGo: %w", err)
+		g.fail(err)
+		g.finish()
+		return err
+	}
+	return nil
 }
 
 // SetLimit limits the group to n tasks under way at once (see Group); a

@@ -75,17 +75,19 @@ func ExampleGroup_SetLimit() {
 	// Output: <nil> [0 1 4 9 16 25 36 49 64 81]
 }
 
-// TryGo starts a task only if a slot is free.
+// TryGo starts a task only if a slot is free, and returns ErrQueueFull
+// otherwise, as a pool's TryGo does when its queue is full.
 func ExampleGroup_TryGo() {
 	g, _ := blitz.NewGroup(context.Background(), blitz.Default())
 	g.SetLimit(1)
 	release := make(chan struct{})
 	fmt.Println(g.TryGo(func(*blitz.Worker) error { <-release; return nil }))
-	fmt.Println(g.TryGo(func(*blitz.Worker) error { return nil })) // the only slot is taken
+	err := g.TryGo(func(*blitz.Worker) error { return nil }) // the only slot is taken
+	fmt.Println(err, errors.Is(err, blitz.ErrQueueFull))
 	close(release)
 	fmt.Println(g.Wait())
 	// Output:
-	// true
-	// false
+	// <nil>
+	// blitz: queue is full true
 	// <nil>
 }

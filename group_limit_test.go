@@ -32,7 +32,7 @@ func (g *peakGauge) leave() { g.now.Add(-1) }
 // ever run at once, and L do (the first L hold until all L are in), under
 // Go from several goroutines, TryGo and Go from the group's own tasks;
 // every task given to Go runs exactly once, and every TryGo that returned
-// true too.
+// nil too; a TryGo that refused returned ErrQueueFull.
 func TestGroupLimitStorm(t *testing.T) {
 	eachServer(t, []int{1, 2, 4}, nil, func(t *testing.T, p *Pool, workers int) {
 		for _, limit := range []int{1, workers} {
@@ -73,9 +73,10 @@ func TestGroupLimitStorm(t *testing.T) {
 							for j := range each {
 								switch {
 								case j%10 == 0:
-									if g.TryGo(body) {
+									if err := g.TryGo(body); err == nil {
 										accepted.Add(1)
 									} else {
+										assert.ErrorIs(t, err, ErrQueueFull)
 										refused.Add(1)
 									}
 								case (i+j)%7 == 0:
@@ -99,29 +100,30 @@ func TestGroupLimitStorm(t *testing.T) {
 	})
 }
 
-// TestGroupTryGoRefuses: TryGo reports false, and does not run fn, while
-// every slot is taken, and true once one is free again; a limit of 0
-// refuses all, and SetLimit(-1) removes the limit.
+// TestGroupTryGoRefuses: TryGo returns ErrQueueFull, and does not run fn,
+// while every slot is taken, and nil once one is free again; a limit of 0
+// refuses all, and SetLimit(-1) removes the limit. A refusal leaves the
+// group as it was: Wait reports nothing of it.
 func TestGroupTryGoRefuses(t *testing.T) {
 	eachServer(t, []int{2}, nil, func(t *testing.T, p *Pool, _ int) {
 		g, _ := NewGroup(context.Background(), p)
 		g.SetLimit(1)
 		started, release := make(chan struct{}), make(chan struct{})
-		require.True(t, g.TryGo(func(*Worker) error { close(started); <-release; return nil }))
+		require.NoError(t, g.TryGo(func(*Worker) error { close(started); <-release; return nil }))
 		<-started
 		var ran atomic.Bool
-		assert.False(t, g.TryGo(func(*Worker) error { ran.Store(true); return nil }))
+		assert.ErrorIs(t, g.TryGo(func(*Worker) error { ran.Store(true); return nil }), ErrQueueFull)
 		close(release)
 		within(t, "Wait", func() { assert.NoError(t, g.Wait()) })
 		assert.False(t, ran.Load())
 
 		g, _ = NewGroup(context.Background(), p)
 		g.SetLimit(0)
-		assert.False(t, g.TryGo(func(*Worker) error { return nil }))
+		assert.ErrorIs(t, g.TryGo(func(*Worker) error { return nil }), ErrQueueFull)
 		g.SetLimit(-1)
 		n := 0
 		for range 100 {
-			if g.TryGo(func(*Worker) error { return nil }) {
+			if g.TryGo(func(*Worker) error { return nil }) == nil {
 				n++
 			}
 		}

@@ -95,7 +95,7 @@ func TestGroupReuseError(t *testing.T) {
 		require.ErrorIs(t, ctx.Err(), context.Canceled, "the first Wait cancels the context")
 		g.Go(task(errFirst))
 		within(t, "Wait 2", func() { require.ErrorIs(t, g.Wait(), errFirst) })
-		require.True(t, g.TryGo(task(errLater)))
+		require.NoError(t, g.TryGo(task(errLater)))
 		within(t, "Wait 3", func() { require.ErrorIs(t, g.Wait(), errFirst, "the first error, for good") })
 		within(t, "Wait 4, no new task", func() { require.ErrorIs(t, g.Wait(), errFirst) })
 		assert.Equal(t, int64(3), ran.Load())
@@ -149,7 +149,7 @@ func reusePanicScenario(g *Group) []any {
 	wait() // the same batch: reported again
 	g.Go(func(*Worker) error { return nil })
 	wait() // a new batch without a panic
-	g.TryGo(func(*Worker) error { panic("second") })
+	_ = g.TryGo(func(*Worker) error { panic("second") })
 	wait()
 	return got
 }

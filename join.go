@@ -164,7 +164,8 @@ func Join[RA, RB any](w *Worker, a func(*Worker) RA, b func(*Worker) RB) (ra RA,
 	// instead of one and cost 73 ns per join instead of 27 (fib(30), one
 	// worker). The fork's lazy test is written out in both for the same
 	// reason: an inlined helper measured 1-2% slower per join
-	// (bench/results/join-lazy-amd64.txt).
+	// (bench/results/join-lazy-amd64.txt). A change to one body goes in
+	// both: join_lockstep_test.go fails at the first statement that differs.
 	if w == nil || a == nil || b == nil {
 		badJoin("Join", w)
 	}

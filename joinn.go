@@ -1,46 +1,56 @@
 package blitz
 
-import (
-	"context"
-	"fmt"
-)
+import "fmt"
 
-// Join3 runs fa, fb and fc, potentially in parallel, and returns their
-// results. It is two nested joins: fa against the join of fb and fc. All
-// three always run; if any panics, Join3 panics in the caller with a
+// Join3 runs fa(w), fb(w) and fc(w), potentially in parallel, and returns
+// their results. It is two nested joins: fa against the join of fb and fc.
+// w must be the Worker handed to the calling function, as for Join; from
+// outside a task, enter the pool first:
+//
+//	sum := blitz.Do(p, func(w *blitz.Worker) int {
+//		a, b, c := blitz.Join3(w, fa, fb, fc)
+//		return a + b + c
+//	})
+//
+// All three always run; if any panics, Join3 panics in the caller with a
 // *PanicError after all three finished, the leftmost panicking function's
-// panic winning. Nil functions panic.
-func Join3[A, B, C any](r Runner, fa func(*Worker) A, fb func(*Worker) B, fc func(*Worker) C) (A, B, C) {
-	if fa == nil || fb == nil || fc == nil {
-		panic("blitz: Join3: nil function")
+// panic winning. A nil w or nil functions panic.
+func Join3[A, B, C any](w *Worker, fa func(*Worker) A, fb func(*Worker) B, fc func(*Worker) C) (a A, b B, c C) {
+	if w == nil || fa == nil || fb == nil || fc == nil {
+		badJoin("Join3", w)
 	}
-	var a A
-	var b B
-	var c C
-	doOn(r, func(w *Worker) struct{} {
-		w.Join(func(w *Worker) { a = fa(w) }, func(w *Worker) { b, c = Join(w, fb, fc) })
+	a, _ = Join(w, fa, func(w *Worker) struct{} {
+		b, c = Join(w, fb, fc)
 		return struct{}{}
-	}, "Join3")
+	})
 	return a, b, c
 }
 
-// JoinAll runs every function of fns, potentially in parallel, and returns
-// when all returned. It forks a balanced tree of joins, so the functions
-// need no more than log2(len(fns)) nested joins and no allocation per join.
-// All always run; if some panic, JoinAll panics in the caller with a
-// *PanicError after all finished, the leftmost panicking function's panic
-// winning. No functions is a no-op; a nil function panics.
-func JoinAll(r Runner, fns ...func(*Worker)) {
+// JoinAll runs fn(w) for every function fn of fns, potentially in parallel,
+// and returns when all returned. It forks a balanced tree of joins, so the
+// functions need no more than log2(len(fns)) nested joins and no allocation
+// per join. w must be the Worker handed to the calling function, as for
+// Join; from outside a task, enter the pool first, with Pool.Run or Do (see
+// Join3). All always run; if some panic, JoinAll panics in the caller with
+// a *PanicError after all finished, the leftmost panicking function's panic
+// winning. No functions is a no-op; a nil w or a nil function panics.
+func JoinAll(w *Worker, fns ...func(*Worker)) {
+	if w == nil {
+		badJoin("JoinAll", w)
+	}
 	for i, f := range fns {
 		if f == nil {
 			panic(fmt.Sprintf("blitz: JoinAll: nil function at index %d", i))
 		}
 	}
-	checkRunner(r, "JoinAll")
-	if len(fns) == 0 {
-		return
+	switch len(fns) {
+	case 0:
+	case 1:
+		// No join to wrap a panic in a *PanicError: callInline does.
+		callInline(w, func(w *Worker) struct{} { fns[0](w); return struct{}{} })
+	default:
+		joinAll(w, fns)
 	}
-	doOn(r, func(w *Worker) struct{} { return joinAll(w, fns) }, "JoinAll")
 }
 
 // joinAll is a plain function, so JoinArgs takes it without allocating.
@@ -52,20 +62,4 @@ func joinAll(w *Worker, fns []func(*Worker)) struct{} {
 	mid := len(fns) / 2
 	JoinArgs(w, joinAll, fns[:mid], joinAll, fns[mid:])
 	return struct{}{}
-}
-
-// doOn runs fn on r with Do's rules, for the function name.
-func doOn[T any](r Runner, fn func(*Worker) T, name string) T {
-	v, _ := call(context.Background(), destOf(r, name), fn, callPanics, name)
-	return v
-}
-
-// checkRunner panics, naming the function name, if r is nil, or a *Pool or
-// *Sub whose Close has begun, given by a goroutine that is not one of the
-// pool's tasks.
-func checkRunner(r Runner, name string) {
-	d := destOf(r, name)
-	if d.w == nil && d.p.closeStarted.Load() && !d.p.inTask() {
-		panic(fmt.Errorf("blitz: %s: %w", name, ErrClosed))
-	}
 }

@@ -795,7 +795,8 @@ func TestWorkerKeptPastClose(t *testing.T) {
 				requirePanicMessage(t, msg("Worker.Scope"), func() { kept.Scope(func(*Scope) {}) })
 				requirePanicMessage(t, msg("Do"), func() { Do(kept, one) })
 				requirePanicMessage(t, msg("DoContext"), func() { _, _ = DoContext(context.Background(), kept, one) })
-				requirePanicMessage(t, msg("JoinAll"), func() { JoinAll(kept, noop, noop) })
+				requirePanicMessage(t, msg("JoinArgs"), func() { JoinAll(kept, noop, noop) })
+				requirePanicMessage(t, msg("Join"), func() { Join3(kept, one, one, one) })
 				assert.Zero(t, kept.depth, "the depth a refused join left")
 			}
 			assert.Equal(t, p, kept.Pool())

@@ -27,10 +27,10 @@ import (
 //
 // One misuse is always detected: a Worker kept past its task and used once
 // its pool has shut down (after Close or Shutdown returned nil), when the
-// pool has released what its workers ran work with. Join, JoinArgs,
-// Worker.Join, Worker.Scope, Do, DoContext and TryDo given such a Worker
-// (and so Join3, JoinAll and the par functions) panic with a message that
-// says so; Index, Pool, Context and Block still answer.
+// pool has released what its workers ran work with. Join, JoinArgs, Join3,
+// JoinAll, Worker.Join, Worker.Scope, Do, DoContext and TryDo given such a
+// Worker (and so the par functions) panic with a message that says so;
+// Index, Pool, Context and Block still answer.
 type Worker struct {
 	_ atomics.Pad
 

@@ -173,7 +173,7 @@ func BenchmarkLayer(b *testing.B) {
 	b.Run("op=any", func(b *testing.B) { // full scan: no element matches
 		layerRows(b, p, func() bool { return slices.ContainsFunc(ints, never) },
 			func() bool { return indexFuncCall(ints, never) >= 0 },
-			func(r blitz.Runner) bool { return par.Any(r, ints, never) },
+			func(r blitz.Runner) bool { return par.ContainsFunc(r, ints, never) },
 			func(v bool) bool { return !v })
 	})
 	b.Run("op=all", func(b *testing.B) { // full scan: every element holds
@@ -186,7 +186,7 @@ func BenchmarkLayer(b *testing.B) {
 	isZero := func(x int) bool { return x == 0 }
 	b.Run("op=any-at-0", func(b *testing.B) { // the only match is the first element
 		layerRows(b, p, func() bool { return slices.ContainsFunc(ints, isZero) }, nil,
-			func(r blitz.Runner) bool { return par.Any(r, ints, isZero) },
+			func(r blitz.Runner) bool { return par.ContainsFunc(r, ints, isZero) },
 			func(v bool) bool { return v })
 	})
 
@@ -325,7 +325,7 @@ func TestLayerBenchmarksCheck(t *testing.T) {
 	if i := par.IndexFunc(p, ints, func(x int) bool { return x == 2500 }); i != 2500 {
 		t.Errorf("IndexFunc = %d", i)
 	}
-	if fmt.Sprint(par.Any(p, ints, func(x int) bool { return x < 0 })) != "false" {
-		t.Error("Any found a negative")
+	if fmt.Sprint(par.ContainsFunc(p, ints, func(x int) bool { return x < 0 })) != "false" {
+		t.Error("ContainsFunc found a negative")
 	}
 }

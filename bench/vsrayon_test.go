@@ -132,7 +132,7 @@ func vsRows() []vsRow {
 		{"any", func(d *vsInputs) uint64 {
 			return b2u(slices.ContainsFunc(d.ints, vsNegative))
 		}, func(w *blitz.Worker, d *vsInputs) uint64 {
-			return b2u(par.Any(w, d.ints, vsNegative))
+			return b2u(par.ContainsFunc(w, d.ints, vsNegative))
 		}},
 		{"all", func(d *vsInputs) uint64 {
 			return b2u(!slices.ContainsFunc(d.ints, func(x int64) bool { return !vsNonNegative(x) }))

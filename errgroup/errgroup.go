@@ -88,7 +88,7 @@ func (g *Group) TryGo(f func() error) bool {
 		panic("errgroup: Group.TryGo: nil function")
 	}
 	active := g.active
-	if !g.group().TryGo(g.task(f)) {
+	if g.group().TryGo(g.task(f)) != nil {
 		if active != nil {
 			active.Add(-1)
 		}

@@ -29,9 +29,9 @@
 //	reduce to one value                       Sum, Count, Reduce, Min, Max, MinFunc, MaxFunc,
 //	                                          MinByKey, MaxByKey; Fold (an accumulator per
 //	                                          piece run in parallel)
-//	ask whether any or all elements match     Any, All, Contains, ContainsFunc
+//	ask whether any or all elements match     ContainsFunc, Contains, All
 //	find an element                           IndexFunc, Index (leftmost), LastIndexFunc
-//	                                          (rightmost), FindAny, IndexAnyFunc (any match)
+//	                                          (rightmost), IndexAnyFunc (any match)
 //	prefix sums, offsets from lengths         InclusiveScan, ExclusiveScan
 //	sort                                      Sort, SortFunc, SortByKey (pdqsort);
 //	                                          SortStableFunc, SortStableByKey (merge sort);
@@ -65,12 +65,12 @@
 //
 // # Searches
 //
-// Any, All, Contains, ContainsFunc, IndexAnyFunc and FindAny stop at the
-// first match any worker finds: every running piece checks a shared result
-// before each block of elements (32, doubling up to 1024 within a piece)
-// and stops once it is set, and pieces not yet started skip at once. So the
-// predicate runs on an unspecified subset of the slice, in parallel, and at
-// most a block per running piece is examined after the match.
+// ContainsFunc, Contains, All and IndexAnyFunc stop at the first match any
+// worker finds: every running piece checks a shared result before each
+// block of elements (32, doubling up to 1024 within a piece) and stops once
+// it is set, and pieces not yet started skip at once. So the predicate runs
+// on an unspecified subset of the slice, in parallel, and at most a block
+// per running piece is examined after the match.
 //
 // IndexFunc and Index return the leftmost match. They keep the smallest
 // match index found so far: pieces right of it stop or skip, pieces left of

@@ -93,16 +93,6 @@ func requireTaskPanics(t *testing.T, p *blitz.Pool, msg string, f func(w *blitz.
 	assert.Equal(t, msg, pe.Value)
 }
 
-func fibArgs(w *blitz.Worker, n int) int {
-	if n < 2 {
-		return n
-	}
-	a, b := blitz.JoinArgs(w, fibArgs, n-1, fibArgs, n-2)
-	return a + b
-}
-
-func seqFib(n int) int { return testkit.SeqFib(n) }
-
 // hugeSize is a window or minimum that would take the machine's memory if
 // it set it: 1<<40 on 64-bit machines (1<<8 on 32-bit ones, where 1<<24 and
 // MaxInt stand for it).

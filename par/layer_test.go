@@ -247,7 +247,6 @@ func layerCalls(body func()) []struct {
 	pred := func(int) bool { body(); return false }
 	cmpf := func(a, b int) int { body(); return cmp.Compare(a, b) }
 	key := func(x int) int { body(); return x }
-	fn := func(*blitz.Worker) { body() }
 	add := func(a, b int) int { body(); return a + b }
 	return []struct {
 		name string
@@ -259,11 +258,6 @@ func layerCalls(body func()) []struct {
 		{"MapReduceContext", func(r blitz.Runner, n int) {
 			MapReduceContext(context.Background(), r, 0, n, 0, 0, func(*blitz.Worker, int, int) int { body(); return 0 }, add)
 		}},
-		{"Join3", func(r blitz.Runner, n int) {
-			f := func(*blitz.Worker) int { body(); return 0 }
-			blitz.Join3(r, f, f, f)
-		}},
-		{"JoinAll", func(r blitz.Runner, n int) { blitz.JoinAll(r, slices.Repeat([]func(*blitz.Worker){fn}, n)...) }},
 		{"Partition", func(r blitz.Runner, n int) { Partition(r, ints(n), pred) }},
 		{"Reduce", func(r blitz.Runner, n int) { Reduce(r, ints(n), 0, add) }},
 		{"Sum", func(r blitz.Runner, n int) { Sum(r, ints(n)) }},
@@ -276,7 +270,6 @@ func layerCalls(body func()) []struct {
 		{"MaxByKey", func(r blitz.Runner, n int) { MaxByKey(r, ints(n), key) }},
 		{"InclusiveScan", func(r blitz.Runner, n int) { InclusiveScan(r, ints(n), ints(n), 0, add) }},
 		{"ExclusiveScan", func(r blitz.Runner, n int) { ExclusiveScan(r, ints(n), ints(n), 0, add) }},
-		{"Any", func(r blitz.Runner, n int) { Any(r, ints(n), pred) }},
 		{"All", func(r blitz.Runner, n int) { All(r, ints(n), pred) }},
 		{"ContainsFunc", func(r blitz.Runner, n int) { ContainsFunc(r, ints(n), pred) }},
 		{"Contains", func(r blitz.Runner, n int) { Contains(r, ints(n), 1) }},
@@ -284,7 +277,6 @@ func layerCalls(body func()) []struct {
 		{"IndexFunc", func(r blitz.Runner, n int) { IndexFunc(r, ints(n), pred) }},
 		{"LastIndexFunc", func(r blitz.Runner, n int) { LastIndexFunc(r, ints(n), pred) }},
 		{"IndexAnyFunc", func(r blitz.Runner, n int) { IndexAnyFunc(r, ints(n), pred) }},
-		{"FindAny", func(r blitz.Runner, n int) { FindAny(r, ints(n), pred) }},
 		{"ForEachSeq", func(r blitz.Runner, n int) { ForEachSeq(r, slices.Values(ints(n)), func(int) { body() }) }},
 		{"ForEachSeq2", func(r blitz.Runner, n int) { ForEachSeq2(r, slices.All(ints(n)), func(int, int) { body() }) }},
 		{"MapSeq", func(r blitz.Runner, n int) {
@@ -347,11 +339,7 @@ func TestLayerClosedPool(t *testing.T) {
 			err, ok := v.(error)
 			require.Truef(t, ok, "%s(n=%d) on a closed pool: panic %v (%T), want an error", c.name, n, v, v)
 			require.ErrorIsf(t, err, blitz.ErrClosed, "%s(n=%d)", c.name, n)
-			prefix := "par: " // the root package's Join3 and JoinAll say blitz:
-			if c.name == "Join3" || c.name == "JoinAll" {
-				prefix = "blitz: "
-			}
-			require.Truef(t, strings.HasPrefix(err.Error(), prefix+c.name+": "), "%s(n=%d): %q does not name it", c.name, n, err)
+			require.Truef(t, strings.HasPrefix(err.Error(), "par: "+c.name+": "), "%s(n=%d): %q does not name it", c.name, n, err)
 		}
 	}
 	require.Zero(t, ran.Load(), "callbacks run on a closed pool")

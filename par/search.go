@@ -7,14 +7,14 @@ import (
 	"github.com/blitz-go/blitz"
 )
 
-// This file holds the searches: Any, All, IndexFunc, LastIndexFunc,
-// IndexAnyFunc, FindAny, ContainsFunc, Contains and Index. They share one
-// engine, which stops as soon as the answer is known:
+// This file holds the searches: ContainsFunc, Contains, All, IndexFunc,
+// LastIndexFunc, IndexAnyFunc and Index. They share one engine, which stops
+// as soon as the answer is known:
 //
-//   - An unordered search (Any, All, IndexAnyFunc, FindAny, ContainsFunc,
-//     Contains) keeps one shared result, -1 until a match is recorded. Every
-//     piece checks it before each block of elements (not before each
-//     element) and stops once it is set; pieces not yet started skip at once.
+//   - An unordered search (ContainsFunc, Contains, All, IndexAnyFunc) keeps
+//     one shared result, -1 until a match is recorded. Every piece checks it
+//     before each block of elements (not before each element) and stops once
+//     it is set; pieces not yet started skip at once.
 //   - A leftmost search (IndexFunc, Index) keeps the smallest match index
 //     found so far (atomically lowered) and stops or skips every piece and
 //     every block lying right of it, while the pieces left of it run to the
@@ -269,15 +269,6 @@ func searchEqual[S ~[]E, E comparable](name string, r blitz.Runner, s S, v E, mo
 	})
 }
 
-// Any reports whether pred(x) is true for some element x of s. It stops
-// every worker as soon as one found a match (see Searches in the package
-// documentation), so pred is called on an unspecified subset of s,
-// potentially in parallel.
-// An empty s gives false. A nil pred panics.
-func Any[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) bool {
-	return searchFunc("Any", r, s, pred, searchAnyMatch, false) >= 0
-}
-
 // All reports whether pred(x) is true for every element x of s. It stops
 // every worker as soon as one found an element that fails pred. An empty s
 // gives true. A nil pred panics.
@@ -286,7 +277,10 @@ func All[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) bool {
 }
 
 // ContainsFunc reports whether some element x of s satisfies pred(x), as
-// slices.ContainsFunc does; it is Any. A nil pred panics.
+// slices.ContainsFunc does. It stops every worker as soon as one found a
+// match (see Searches in the package documentation), so pred is called on
+// an unspecified subset of s, potentially in parallel. An empty s gives
+// false. A nil pred panics.
 func ContainsFunc[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) bool {
 	return searchFunc("ContainsFunc", r, s, pred, searchAnyMatch, false) >= 0
 }
@@ -324,18 +318,8 @@ func LastIndexFunc[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) int {
 // IndexAnyFunc returns the index of some element x of s with pred(x) true,
 // or -1 if there is none: the first match any worker finds, which need not
 // be the leftmost. It is the fastest search: every worker stops as soon as
-// one found a match. A nil pred panics.
+// one found a match. For the element itself, index s with the result. A nil
+// pred panics.
 func IndexAnyFunc[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) int {
 	return searchFunc("IndexAnyFunc", r, s, pred, searchAnyMatch, false)
-}
-
-// FindAny returns some element x of s with pred(x) true, and true; the zero
-// value and false if there is none. It is IndexAnyFunc returning the
-// element. A nil pred panics.
-func FindAny[S ~[]E, E any](r blitz.Runner, s S, pred func(E) bool) (E, bool) {
-	if i := searchFunc("FindAny", r, s, pred, searchAnyMatch, false); i >= 0 {
-		return s[i], true
-	}
-	var zero E
-	return zero, false
 }

@@ -18,12 +18,6 @@ var logLines = []string{
 
 func failed(line string) bool { return strings.HasSuffix(line, " 500") }
 
-func ExampleAny() {
-	// Every worker stops once one found a match.
-	fmt.Println(par.Any(blitz.Default(), logLines, failed))
-	// Output: true
-}
-
 func ExampleAll() {
 	fmt.Println(par.All(blitz.Default(), logLines, func(l string) bool { return strings.Contains(l, " /") }))
 	// Output: true
@@ -44,13 +38,13 @@ func ExampleIndexAnyFunc() {
 	// Some match, whichever a worker found first: 2 or 4 here.
 	i := par.IndexAnyFunc(blitz.Default(), logLines, failed)
 	fmt.Println(failed(logLines[i]))
-	// Output: true
-}
-
-func ExampleFindAny() {
-	line, ok := par.FindAny(blitz.Default(), logLines, func(l string) bool { return strings.HasPrefix(l, "GET /a") })
-	fmt.Println(line, ok)
-	// Output: GET /about 200 true
+	// The only match: its element is s[i].
+	if i := par.IndexAnyFunc(blitz.Default(), logLines, func(l string) bool { return strings.HasPrefix(l, "GET /a") }); i >= 0 {
+		fmt.Println(logLines[i])
+	}
+	// Output:
+	// true
+	// GET /about 200
 }
 
 func ExampleContains() {
@@ -60,8 +54,12 @@ func ExampleContains() {
 }
 
 func ExampleContainsFunc() {
+	// Every worker stops once one found a match.
+	fmt.Println(par.ContainsFunc(blitz.Default(), logLines, failed))
 	fmt.Println(par.ContainsFunc(blitz.Default(), logLines, func(l string) bool { return strings.HasPrefix(l, "DELETE") }))
-	// Output: false
+	// Output:
+	// true
+	// false
 }
 
 func ExampleIndex() {

@@ -39,14 +39,11 @@ func TestSearchesMatchSequential(t *testing.T) {
 				name := fmt.Sprintf("n=%d planted=%v", n, at)
 
 				type res struct {
-					anyOf, all, allNot, contains, containsFunc bool
-					first, last, index, anyIdx                 int
-					found                                      bool
-					foundV                                     int
+					all, allNot, contains, containsFunc bool
+					first, last, index, anyIdx          int
 				}
 				got := layerCall(t, lr, func(r blitz.Runner) res {
 					var g res
-					g.anyOf = Any(r, s, is)
 					g.all = All(r, s, is)
 					g.allNot = All(r, s, isNot)
 					g.contains = Contains(r, s, 1000)
@@ -55,11 +52,9 @@ func TestSearchesMatchSequential(t *testing.T) {
 					g.last = LastIndexFunc(r, s, is)
 					g.index = Index(r, s, 1000)
 					g.anyIdx = IndexAnyFunc(r, s, is)
-					g.foundV, g.found = FindAny(r, s, is)
 					return g
 				})
 				want := slices.IndexFunc(s, is)
-				assert.Equal(t, want >= 0, got.anyOf, name+": Any")
 				assert.Equal(t, want >= 0, got.containsFunc, name+": ContainsFunc")
 				assert.Equal(t, slices.Contains(s, 1000), got.contains, name+": Contains")
 				assert.Equal(t, !slices.ContainsFunc(s, isNot), got.all, name+": All")
@@ -76,11 +71,8 @@ func TestSearchesMatchSequential(t *testing.T) {
 				assert.Equal(t, last, got.last, name+": LastIndexFunc")
 				if want < 0 {
 					assert.Equal(t, -1, got.anyIdx, name+": IndexAnyFunc")
-					assert.False(t, got.found, name+": FindAny")
 				} else {
 					assert.True(t, got.anyIdx >= 0 && is(s[got.anyIdx]), name+": IndexAnyFunc = %d", got.anyIdx)
-					assert.True(t, got.found, name+": FindAny")
-					assert.Equal(t, 1000, got.foundV, name+": FindAny")
 				}
 			}
 		}
@@ -91,15 +83,13 @@ func TestSearchEmpty(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
 		var s []int
 		pred := func(int) bool { return true }
-		assert.False(t, Any(p, s, pred))
+		assert.False(t, ContainsFunc(p, s, pred))
 		assert.True(t, All(p, s, pred), "All of nothing holds")
 		assert.Equal(t, -1, IndexFunc(p, s, pred))
 		assert.Equal(t, -1, LastIndexFunc(p, s, pred))
 		assert.Equal(t, -1, IndexAnyFunc(p, s, pred))
 		assert.Equal(t, -1, Index(p, s, 0))
 		assert.False(t, Contains(p, s, 0))
-		_, ok := FindAny(p, s, pred)
-		assert.False(t, ok)
 	})
 }
 
@@ -125,7 +115,7 @@ func TestUnorderedSearchStopsEveryWorker(t *testing.T) {
 		s[i] = i
 	}
 	eachLayerConfig(t, func(t *testing.T, lr layerRunner) {
-		for _, fn := range []string{"Any", "All", "IndexAnyFunc"} {
+		for _, fn := range []string{"ContainsFunc", "All", "IndexAnyFunc"} {
 			var examined atomic.Int64
 			gate := make(chan struct{})
 			var once sync.Once
@@ -140,8 +130,8 @@ func TestUnorderedSearchStopsEveryWorker(t *testing.T) {
 			}
 			got := layerCall(t, lr, func(r blitz.Runner) bool {
 				switch fn {
-				case "Any":
-					return Any(r, s, match)
+				case "ContainsFunc":
+					return ContainsFunc(r, s, match)
 				case "All":
 					return !All(r, s, func(x int) bool { return !match(x) })
 				default:
@@ -227,11 +217,11 @@ func TestSearchPanicsPropagate(t *testing.T) {
 			}
 			want := fmt.Sprint("boom at ", at)
 			for name, call := range map[string]func(r blitz.Runner){
-				"Any":           func(r blitz.Runner) { Any(r, s, boom) },
+				"ContainsFunc":  func(r blitz.Runner) { ContainsFunc(r, s, boom) },
 				"All":           func(r blitz.Runner) { All(r, s, func(x int) bool { return !boom(x) }) },
 				"IndexFunc":     func(r blitz.Runner) { IndexFunc(r, s, boom) },
 				"LastIndexFunc": func(r blitz.Runner) { LastIndexFunc(r, s, boom) },
-				"FindAny":       func(r blitz.Runner) { FindAny(r, s, boom) },
+				"IndexAnyFunc":  func(r blitz.Runner) { IndexAnyFunc(r, s, boom) },
 			} {
 				v := layerPanic(t, lr, call)
 				t.Run(name, func(t *testing.T) { requirePanicError(t, v, want) })
@@ -244,19 +234,17 @@ func TestSearchNilArguments(t *testing.T) {
 	withPool(t, []blitz.Option{blitz.WithWorkers(2)}, func(p *blitz.Pool) {
 		s := []int{1}
 		for name, call := range map[string]func(){
-			"Any":           func() { Any(p, s, nil) },
 			"All":           func() { All(p, s, nil) },
 			"IndexFunc":     func() { IndexFunc(p, s, nil) },
 			"LastIndexFunc": func() { LastIndexFunc(p, s, nil) },
 			"IndexAnyFunc":  func() { IndexAnyFunc(p, s, nil) },
-			"FindAny":       func() { FindAny(p, s, nil) },
 			"ContainsFunc":  func() { ContainsFunc(p, s, nil) },
 		} {
 			requirePanicMessage(t, "par: "+name+": nil function", call)
 		}
 		requirePanicMessage(t, "par: Contains: nil Runner", func() { Contains(nil, s, 1) })
 		requirePanicMessage(t, "par: Index: nil Runner", func() { Index(nil, []int(nil), 1) })
-		requirePanicMessage(t, "par: Any: nil Runner", func() { Any(nil, []int(nil), func(int) bool { return true }) })
+		requirePanicMessage(t, "par: ContainsFunc: nil Runner", func() { ContainsFunc(nil, []int(nil), func(int) bool { return true }) })
 	})
 }
 
@@ -280,7 +268,7 @@ func FuzzSearch(f *testing.F) {
 			}
 		}
 		require.Equal(t, last, LastIndexFunc(p, s, is))
-		require.Equal(t, slices.Contains(s, v), Any(p, s, is))
+		require.Equal(t, slices.Contains(s, v), ContainsFunc(p, s, is))
 		require.Equal(t, slices.Contains(s, v), Contains(p, s, v))
 		require.Equal(t, !slices.ContainsFunc(s, func(x int) bool { return x != v }), All(p, s, is))
 		if i := IndexAnyFunc(p, s, is); i >= 0 {

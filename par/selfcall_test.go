@@ -21,8 +21,8 @@ func layerSelfCalls(ctx context.Context, p *blitz.Pool, s []int, want int) error
 	if i := IndexFunc(p, s, func(x int) bool { return x == 999 }); i != 999 {
 		return fmt.Errorf("IndexFunc = %d", i)
 	}
-	if !Any(p, s, func(x int) bool { return x == 998 }) {
-		return fmt.Errorf("Any found nothing")
+	if !ContainsFunc(p, s, func(x int) bool { return x == 998 }) {
+		return fmt.Errorf("ContainsFunc found nothing")
 	}
 	var covered atomic.Int64
 	For(p, 0, len(s), 0, func(_ *blitz.Worker, lo, hi int) { covered.Add(int64(hi - lo)) })

@@ -12,8 +12,8 @@ import (
 // (early exit) x == 100, position (early) x == 100, position (middle)
 // x == n/2, any (early exit) x > 100, any (full scan) x > 99999999, all
 // (pass) x < 99999999. seq is the loop (slices.IndexFunc's, the callback
-// inlined), the plain-Go version goSearch, the pool's FindAny, IndexAnyFunc,
-// Any and All. Every result is an int64: the element, the index or 0/1.
+// inlined), the plain-Go version goSearch, the pool's IndexAnyFunc (find
+// indexes the slice with its result), ContainsFunc and All. Every result is an int64: the element, the index or 0/1.
 
 // searchOp is one search row.
 type searchOp struct {
@@ -33,8 +33,8 @@ const searchNever = 99_999_999
 var searchOps = []searchOp{
 	{"find-early", func(int) func(int64) bool { return func(x int64) bool { return x == 100 } },
 		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 {
-			if v, ok := par.FindAny(p, s, pred); ok {
-				return v
+			if i := par.IndexAnyFunc(p, s, pred); i >= 0 {
+				return s[i]
 			}
 			return -1
 		}, elementAt},
@@ -49,10 +49,10 @@ var searchOps = []searchOp{
 		},
 		indexOf},
 	{"any-early", func(int) func(int64) bool { return func(x int64) bool { return x > 100 } },
-		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(par.Any(p, s, pred)) },
+		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(par.ContainsFunc(p, s, pred)) },
 		found},
 	{"any-full", func(int) func(int64) bool { return func(x int64) bool { return x > searchNever } },
-		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(par.Any(p, s, pred)) },
+		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 { return b2i(par.ContainsFunc(p, s, pred)) },
 		found},
 	{"all-pass", func(int) func(int64) bool { return func(x int64) bool { return !(x < searchNever) } },
 		func(p *blitz.Pool, s []int64, pred func(int64) bool) int64 {
