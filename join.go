@@ -358,46 +358,31 @@ func (w *Worker) awaitSettled(f *frame, d uint32) {
 }
 
 // waitJoin waits until the thief that stole f's job has finished it, running
-// meanwhile only jobs that descend from it: those its thief pushed while
-// running it. The thief publishes its index in f.thief before it runs the
-// job; until then there is nothing to help with.
-func (w *Worker) waitJoin(f *frame) {
-	outer := w.waitKind
-	w.setWaitKind(waitJoin)
-	s := w.pool.sleep
-	rounds := 0
-	for !f.latch.Probe() {
-		if w.requests.pending() {
-			w.runLent((*Worker).runRequests) // off the joining goroutine: broadcast.go
-		}
-		// The joiner's deque was empty when the wait began (rule 1 above);
-		// what is in it now was pushed by jobs it ran while waiting, and
-		// descends from the stolen half: a scope's task stolen from the
-		// thief leaves the tasks it spawned in this deque when it returns,
-		// and nobody else may take them (the scope's owner steals only
-		// from workers still running one of its tasks).
-		if r, ok := w.deque.Pop(); ok {
-			w.execute(work{ref: r})
-			rounds = 0
-			continue
-		}
-		if t := f.thief.Load(); t != 0 {
-			thief := w.pool.workerList()[t-1]
-			r, st := thief.deque.StealIf(func() bool {
-				return !f.latch.Probe() && thief.lent.Load() == 0 && thief.stealable.Load()
-			})
-			switch st {
-			case deque.Success:
-				w.stats.bump(&w.stats.steals)
-				w.execute(work{ref: r})
-				rounds = 0
-				continue
-			case deque.Retry:
-				continue
-			}
-			thief.askFrom(w)
-		}
-		s.IsolatedNoWork(&rounds, w.index, &f.latch)
+// meanwhile only jobs that descend from it (waitIsolated): its own deque's,
+// and those its thief pushed while running it (frame.stealFor).
+func (w *Worker) waitJoin(f *frame) { w.waitIsolated(&f.latch, waitJoin, f) }
+
+// stealFor steals for w, which waits for f's stolen half, a job of the
+// thief's deque: one the thief pushed while running the half. The thief
+// publishes its index in f.thief before it runs the job; until then there
+// is nothing to help with. A thief whose deque is empty is asked to offer
+// its next job (askFrom).
+func (f *frame) stealFor(w *Worker) (r jobRef, ok, retry bool) {
+	t := f.thief.Load()
+	if t == 0 {
+		return 0, false, false
 	}
-	w.setWaitKind(outer)
+	thief := w.pool.workerList()[t-1]
+	r, st := thief.deque.StealIf(func() bool {
+		return !f.latch.Probe() && thief.lent.Load() == 0 && thief.stealable.Load()
+	})
+	switch st {
+	case deque.Success:
+		w.stats.bump(&w.stats.steals)
+		return r, true, false
+	case deque.Retry:
+		return 0, false, true
+	}
+	thief.askFrom(w)
+	return 0, false, false
 }

@@ -252,15 +252,34 @@ const (
 	handoffToBorrower                // a Run or Do caller whose next call may borrow this worker: no rounds
 )
 
-// waitScope waits until every task of st has finished, running meanwhile
-// only the scope's tasks and their descendants: its own deque, and what the
-// workers running a task of st pushed meanwhile.
-func (w *Worker) waitScope(st *scopeState) {
+// An isolated wait: a worker waits for work it forked that other workers
+// took, the stolen half of a join (waitJoin) or the tasks of a scope
+// (waitScope), and meanwhile runs only work that descends from what it
+// waits for, so that it returns as soon as that work is done and never
+// runs an unrelated job that could hold it there (the isolation rule; a
+// lock held around a Join is safe). It runs its own deque's jobs (it was
+// empty when the wait began: what is there now was pushed by jobs it ran
+// while waiting, and descends from the awaited work; a scope's task stolen
+// from a thief leaves the tasks it spawned in this deque when it returns,
+// and nobody else may take them), then steals from src, the workers that
+// run the awaited work. With nothing to run it sleeps progressively on l,
+// which the last of the awaited work Sets.
+
+// isolatedSource is where an isolated wait may steal: a frame (the thief of
+// its half) or a scope (the workers running its tasks). stealFor returns a
+// job for w to run, or reports retry when it lost a race for one (the wait
+// tries again at once).
+type isolatedSource interface {
+	stealFor(w *Worker) (r jobRef, ok, retry bool)
+}
+
+// waitIsolated waits, as the top of this part tells, until l is Set.
+func (w *Worker) waitIsolated(l *sleep.CoreLatch, kind waitKind, src isolatedSource) {
 	outer := w.waitKind
-	w.setWaitKind(waitScope)
+	w.setWaitKind(kind)
 	s := w.pool.sleep
 	rounds := 0
-	for !st.latch.Probe() {
+	for !l.Probe() {
 		if w.requests.pending() {
 			w.runLent((*Worker).runRequests) // off the waiting goroutine: broadcast.go
 		}
@@ -269,19 +288,27 @@ func (w *Worker) waitScope(st *scopeState) {
 			rounds = 0
 			continue
 		}
-		if r, ok := w.stealInScope(st); ok {
+		r, ok, retry := src.stealFor(w)
+		if ok {
 			w.execute(work{ref: r})
 			rounds = 0
 			continue
 		}
-		s.IsolatedNoWork(&rounds, w.index, &st.latch)
+		if retry {
+			continue
+		}
+		s.IsolatedNoWork(&rounds, w.index, l)
 	}
 	w.setWaitKind(outer)
 }
 
-// stealInScope steals a job from a worker that runs a task of st, pushed
-// while it runs it.
-func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
+// waitScope waits until every task of st has finished (waitIsolated).
+func (w *Worker) waitScope(st *scopeState) { w.waitIsolated(&st.latch, waitScope, st) }
+
+// stealFor steals for w a job from a worker that runs a task of st, pushed
+// while it runs it. A lost race (Retry) moves on to the next worker; a
+// worker whose deque is empty is asked to offer its next job.
+func (st *scopeState) stealFor(w *Worker) (jobRef, bool, bool) {
 	workers := w.pool.workerList()
 	n := len(workers)
 	start := int(w.nextRand() % uint64(n))
@@ -294,13 +321,12 @@ func (w *Worker) stealInScope(st *scopeState) (jobRef, bool) {
 		switch res {
 		case deque.Success:
 			w.stats.bump(&w.stats.steals)
-			return r, true
+			return r, true, false
 		case deque.Empty:
 			v.askFrom(w)
 		}
-		// Retry: lost a race for an element; the wait loop comes back.
 	}
-	return 0, false
+	return 0, false, false
 }
 
 // waitCall waits until l is Set by a call this worker made into another
