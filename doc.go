@@ -12,7 +12,7 @@
 //	run a function on the pool and wait for it      Do, Pool.Run (from any goroutine)
 //	  with a deadline or for a request handler      DoContext; TryDo refuses when the queue is full
 //	submit without waiting                          Pool.Go, Sub.Go; TryGo refuses, GoContext gives up
-//	  and wait for the result later                 Submit (a *Pool or a *Sub), Future.Wait, WaitContext
+//	  and wait for the result later                 Submit, Future.Wait, WaitContext
 //	fork two functions inside a task                Join, JoinArgs (no allocation), Worker.Join
 //	fork three or many                              Join3, JoinAll; Worker.Scope for a dynamic set
 //	run tasks that return errors, errgroup-style    NewGroup (or a zero Group, on Default), Group.Go,

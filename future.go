@@ -52,18 +52,11 @@ import (
 // that lost takes mu, which the waiter holds until it has registered, and
 // wakes it.
 //
-// Why the target is a type parameter. *Pool and *Sub share no interface a
-// user sees (a Sub is not a Runner: it names no workers), and a sealed
-// interface made for them would be one more exported name, with a nil
-// interface value to refuse at run time. The type set *Pool | *Sub, written
-// in the signature, adds no name, makes any other target a compile error,
-// and lets the call read Submit(p, fn) or Submit(s, fn), T inferred from
-// fn; NewResultGroup takes its target the same way. Should the package
-// name the set later, for every call that serves both, a named constraint
-// with the same type set changes no caller. What it cannot take is a target
-// chosen at run time as an interface value: a caller holding both picks
-// with an if.
-//
+// Where it runs. Submit takes a Runner, as every function that takes work
+// and a place to run it does (route.go): a *Pool, a *Sub of one, or a
+// *Worker, whose pool the Future's function is queued in (it is a task, not
+// a fork: it does not run on the given worker).
+
 // Why Future. It is the name Go programmers know for a result to come, and
 // it does not clash with the package's own words: a task is what a pool
 // queues (job.go), and a Result would read as the value itself.
