@@ -120,8 +120,17 @@ func runCases(opts Options, sizes workload.Sizes, cases []workload.Case) (*repor
 		if maxW > 1 {
 			rep.Capacity = append(rep.Capacity, parallelCapacity(maxW))
 		}
+		prevFunc := ""
 		for _, res := range rep.Results {
 			name := res.Case.FullName()
+			if fn, _, _ := strings.Cut(name, "/"); fn != prevFunc {
+				// The long-lived pools of pool=warm rows last one
+				// benchmark function's rows: an idle pool with spin
+				// parking spins, and would burn CPU under every row
+				// after it and in the idle probes.
+				workload.ClosePools()
+				prevFunc = fn
+			}
 			if res.Err != "" {
 				prog.step(name, "skipped (failed before)")
 				continue // a row that failed once is not run again
@@ -172,6 +181,7 @@ func runCases(opts Options, sizes workload.Sizes, cases []workload.Case) (*repor
 	if u1 := rusage.Read(); u0.OK && u1.OK {
 		rep.PeakRSS, rep.VCSW, rep.IVCSW = u1.MaxRSS, u1.VCSW-u0.VCSW, u1.IVCSW-u0.IVCSW
 	}
+	workload.ClosePools() // before the probes measure an idle process
 	if opts.Probes {
 		sz := fullProbeSizes()
 		if opts.Quick {

@@ -136,10 +136,13 @@ type warmKey struct {
 // warmPool returns the long-lived pool of c's size and backend: made by the
 // first row that asks, which runs the warm-up on it first (fib(n) with a
 // join at every call, k>>(n-20) times in one Do per size, n = 20, 22, ...,
-// 28; at least once each), and shared by every warm row after it. After
-// that warm-up, before the pool padded its join jobs, a 2-worker pool ran
-// fib(30) no faster than one worker. The warm-up runs before the row's
-// timed loop.
+// 28; at least once each), and shared by every warm row after it until
+// ClosePools (the report command closes them when it moves on to the next
+// benchmark function, and before its probes: an idle pool with spin parking
+// spins, and burnt both CPUs under every later row and in the idle probes
+// while the pools lasted the whole run). After that warm-up, before the
+// pool padded its join jobs, a 2-worker pool ran fib(30) no faster than
+// one worker. The warm-up runs before the row's timed loop.
 func warmPool(b *testing.B, c *Case, k int) *blitz.Pool {
 	warmPools.Lock()
 	defer warmPools.Unlock()
