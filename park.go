@@ -12,7 +12,7 @@ import (
 // Parking selects how idle workers block. The choice matters for latency
 // and for what the workers must be: futex parking pairs with workers locked
 // to OS threads, portable parking with plain goroutines (the measured wake costs:
-// bench/results/sleep-amd64.txt and bench/results/report-parking-amd64.md).
+// bench/results/sleep-amd64.txt and bench/results/report-amd64.md).
 type Parking int
 
 const (
