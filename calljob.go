@@ -276,6 +276,10 @@ func (j *callJob[T]) wait(caller *Worker, stop <-chan struct{}) (stopped bool) {
 	if caller != nil {
 		return caller.waitCall(&j.latch, stop)
 	}
+	if stop == nil {
+		<-j.done // Do and Run: one receive, as before the route, not a select
+		return false
+	}
 	select {
 	case <-j.done:
 		return false
