@@ -82,49 +82,63 @@ func TestTasksWaitingOnTheLastOne(t *testing.T) {
 // the victims finds those run queues by chance only; the monitor names the
 // blocked worker with work behind it (Pool.stuck), and thieves try it first.
 // The chain is queued while both workers are held by gate tasks, so that
-// they take batches when the gate opens. Where a batch was parked (the rare
-// path, from the workers' counts), a tick named a worker.
+// they take batches when the gate opens. Every round must complete; a thief
+// can find a parked batch by chance before a tick names its worker, so the
+// rounds repeat (each on a fresh pool) until one tick named a worker: the
+// rare path ran.
 func TestChainBehindABlockedBatch(t *testing.T) {
+	const rounds = 20
 	for _, k := range serverParkings() {
 		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
-			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
-				requireSchedCounts(t, p)
-				g := newGate()
-				defer g.open()
-				g.occupy(t, p, 2)
-				n := waitersFor(k)
-				done := make([]chan struct{}, n)
-				for i := range done {
-					done[i] = make(chan struct{})
-				}
-				var wg sync.WaitGroup
-				wg.Add(n)
-				for i := range n {
-					require.NoError(t, p.Go(func(*Worker) {
-						defer wg.Done()
-						if i+1 < n {
-							<-done[i+1]
-						}
-						close(done[i])
-					}))
-				}
-				g.open()
-				within(t, "a chain of tasks behind blocked batches", wg.Wait)
-				p.resizeMu.Lock()
-				named := p.monitor.stuckNamed
-				p.resizeMu.Unlock()
-				require.Greater(t, p.Stats().WorkersAdded, uint64(p.sweep.Load()), "workers added: the pool outgrew its sweep")
-				var batched uint64
-				for _, w := range p.workerList() {
-					batched += atomic.LoadUint64(&w.stats.batched)
-				}
-				t.Logf("%d tasks batched, %d ticks named a stuck worker", batched, named)
-				if batched > 0 {
-					assert.Positive(t, named, "ticks that named a blocked worker with work behind it")
-				}
-			})
+			var batched, named uint64
+			for r := 0; r < rounds && named == 0; r++ {
+				b, n := chainBehindABlockedBatch(t, k)
+				batched += b
+				named += n
+			}
+			t.Logf("%d tasks batched, %d ticks named a stuck worker", batched, named)
+			assert.Positive(t, batched, "tasks batched into a run queue")
+			assert.Positive(t, named, "ticks that named a blocked worker with work behind it")
 		})
 	}
+}
+
+// chainBehindABlockedBatch runs one round of TestChainBehindABlockedBatch
+// on a fresh pool and returns the tasks batched and the ticks that named a
+// stuck worker.
+func chainBehindABlockedBatch(t *testing.T, k Parking) (batched, named uint64) {
+	withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+		requireSchedCounts(t, p)
+		g := newGate()
+		defer g.open()
+		g.occupy(t, p, 2)
+		n := waitersFor(k)
+		done := make([]chan struct{}, n)
+		for i := range done {
+			done[i] = make(chan struct{})
+		}
+		var wg sync.WaitGroup
+		wg.Add(n)
+		for i := range n {
+			require.NoError(t, p.Go(func(*Worker) {
+				defer wg.Done()
+				if i+1 < n {
+					<-done[i+1]
+				}
+				close(done[i])
+			}))
+		}
+		g.open()
+		within(t, "a chain of tasks behind blocked batches", wg.Wait)
+		p.resizeMu.Lock()
+		named = p.monitor.stuckNamed
+		p.resizeMu.Unlock()
+		require.Greater(t, p.Stats().WorkersAdded, uint64(p.sweep.Load()), "workers added: the pool outgrew its sweep")
+		for _, w := range p.workerList() {
+			batched += atomic.LoadUint64(&w.stats.batched)
+		}
+	})
+	return batched, named
 }
 
 // TestGroupLimitAboveWorkers runs a Group with SetLimit(4) on a pool of two
