@@ -60,9 +60,6 @@ package blitz
 // its tasks: a joiner or a scope's owner pops and steals only deque refs
 // (wait.go), and a worker retiring (Resize) runs what both hold.
 
-// injBatchMax is the most tasks a worker takes from the injector at once.
-const injBatchMax = 32
-
 // batchable reports whether findWork may park tasks in the worker's run
 // queue, from a batch or from another run queue (see above): a pool of
 // several workers without a capacity and without added workers, in the

@@ -334,7 +334,7 @@ func TestInjectorPopBatch(t *testing.T) {
 	// A claim not yet written ends the batch; its successors wait.
 	testPush(&q, seqJob{next})
 	pos, b, r := q.tryClaim()
-	require.Equal(t, claimed, r)
+	require.Equal(t, claimOK, r)
 	testPush(&q, seqJob{next + 2})
 	require.Equal(t, 1, q.popBatch(out[:], 1), "stops at the unwritten claim")
 	require.Equal(t, next, seq(0))

@@ -22,7 +22,7 @@ import (
 // works.
 //
 // Vocabulary. A worker is busy while it runs a job (Worker.execute) or a
-// caller runs as it (borrow.go): its started count (stats.executed plus
+// caller runs as it (route.go): its started count (stats.executed plus
 // stats.callerRuns) is ahead of its finished count (stats.finished), both
 // written by the worker's goroutine with release stores and loaded by the
 // monitor with acquire loads. It is stuck when it is busy and neither count
@@ -92,7 +92,7 @@ import (
 //     finished a job since the last tick; the next worker that wakes arms
 //     it again (Pool.woke): a Dekker pair on armed and pending, as the
 //     GOMAXPROCS follower's (follow.go). A worker that finds jobs one after
-//     another does not wake in between (wait.go: serve), so only a whole
+//     another does not wake in between (worker.go: serve), so only a whole
 //     tick without a job started or finished shows that none will start
 //     before a worker wakes.
 //
@@ -140,80 +140,7 @@ const (
 	// and no work waiting, before it retires workers it added. ants retires
 	// an idle worker after a second, too.
 	defaultRetireAfter = time.Second
-	// DefaultMaxWorkers is the default cap on a pool's workers, those
-	// added for blocked workers included (WithMaxWorkers): the Go runtime's
-	// default thread limit (debug.SetMaxThreads), a server's worth of
-	// blocked calls in flight.
-	DefaultMaxWorkers = 10000
 )
-
-// monitor is the blocked-worker monitor's state, embedded in Pool.
-type monitor struct {
-	// armed says whether a tick is scheduled or running; pending that a
-	// worker woke since the last tick looked. Both sync/atomic: the Dekker
-	// pair of Pool.woke and the disarming tick (see Blocked workers, 5).
-	armed, pending atomic.Bool
-
-	// The fields below are the tick's own: written and read under
-	// resizeMu by monitorTick (and set up by New).
-	timer    *time.Timer
-	interval time.Duration
-	quiet    int
-	// blockedTicks counts the ticks in a row that saw workers blocked.
-	blockedTicks int
-	// lastWaiting is the number of submitted tasks the previous tick saw
-	// waiting.
-	lastWaiting int
-	// lastGC is the count of GC cycles the forked-jobs rule last read.
-	lastGC uint64
-	// stuckNamed counts the ticks that named a stuck worker with work
-	// behind it (nameStuck; tests).
-	stuckNamed uint64
-	// lastActive is the active count the previous tick saw; workers in
-	// [active, retiringTop) were retired by shrinks since the last tick
-	// that saw every one of them retired (0 for none).
-	lastActive, retiringTop int
-	// seen holds each worker's counts at the previous tick.
-	seen []workerSeen
-	// idleSince is when the current run of idle ticks with nothing
-	// waiting began (zero for none), and idleLeast the fewest idle workers
-	// one of them saw.
-	idleSince time.Time
-	idleLeast int
-	// retireAfter is defaultRetireAfter but in tests.
-	retireAfter time.Duration
-	// sched reads the scheduler's counts (nil where Go has none).
-	sched []metrics.Sample
-
-	// blockedNow counts the workers blocked in a call into another pool
-	// or in Block: the sum of Worker.blocking, kept so that a call need
-	// not read every worker. Added to by replaceForCall and taken back by
-	// unblock, each on the blocked worker's goroutine; loaded by
-	// replaceForCall, again under resizeMu before it adds a worker.
-	// sync/atomic, with no ordering partner: a stale count makes one
-	// replacement too many (retired when idle) or too few (the monitor
-	// sees the blocked worker and adds it).
-	blockedNow atomic.Int32
-
-	// maxActive caps the active workers (WithMaxWorkers, at least the
-	// pool's size). Immutable after New.
-	maxActive int
-
-	// The counters Stats reports. Written under resizeMu, loaded by
-	// Stats; sync/atomic.
-	blockedSeen, added, retired atomic.Uint64
-
-	// ticked, if set, is called by every tick under resizeMu after it
-	// acted (tests: export_test.go).
-	ticked func()
-}
-
-// workerSeen is one worker's counts at a tick, and for how many ticks in a
-// row it has been stuck.
-type workerSeen struct {
-	started, finished uint64
-	stuckTicks        int
-}
 
 // schedMetrics are the scheduler counts the monitor reads.
 var schedMetrics = []string{

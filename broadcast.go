@@ -37,46 +37,6 @@ import (
 // resize lock, so a shrink comes before or after the posting; a worker
 // retired after it runs its requests before it sleeps as a retired worker.
 
-// requestBox holds the requests addressed to one worker.
-type requestBox struct {
-	// n is len(list): stored under mu by post and take, loaded by the
-	// owner at each look (pending) without mu. sync/atomic; the post's
-	// store comes before its Poke, which the owner's sleep handshake
-	// orders before its next look.
-	n    atomic.Int32
-	mu   sync.Mutex
-	list []func(*Worker)
-}
-
-// pending reports whether requests wait in the box.
-func (b *requestBox) pending() bool { return b.n.Load() != 0 }
-
-func (b *requestBox) post(r func(*Worker)) {
-	b.mu.Lock()
-	b.list = append(b.list, r)
-	b.n.Store(int32(len(b.list)))
-	b.mu.Unlock()
-}
-
-func (b *requestBox) take() []func(*Worker) {
-	if !b.pending() {
-		return nil
-	}
-	b.mu.Lock()
-	l := b.list
-	b.list = nil
-	b.n.Store(0)
-	b.mu.Unlock()
-	return l
-}
-
-// runRequests runs the requests in w's box.
-func (w *Worker) runRequests() {
-	for _, r := range w.requests.take() {
-		r(w)
-	}
-}
-
 // broadcast is one Broadcast call.
 type broadcast[T any] struct {
 	fn       func(*Worker) T

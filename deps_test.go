@@ -17,7 +17,7 @@ import (
 // package must not link: the network stack (expvar imports net/http and
 // registers /debug/vars in every program that links it; Pool.Expvar
 // satisfies expvar.Var without importing it), runtime/pprof with its
-// profile encoder and compress/gzip (labels.go reaches the runtime's label
+// profile encoder and compress/gzip (taskctx.go reaches the runtime's label
 // functions without it), encoding/json (Expvar writes its JSON by hand),
 // and flag, which github.com/klauspost/cpuid/v2 registered its flags with
 // (internal/cpuid reads CPUID instead).
@@ -97,7 +97,7 @@ func TestFootprint(t *testing.T) {
 		var found []string
 		for _, s := range symbols {
 			// The runtime defines the two label functions under
-			// runtime/pprof's names (labels.go).
+			// runtime/pprof's names (taskctx.go).
 			if strings.HasPrefix(s, prefix) && !strings.HasPrefix(s, "runtime/pprof.runtime_") {
 				found = append(found, s)
 			}

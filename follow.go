@@ -2,7 +2,6 @@ package blitz
 
 import (
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/atomics"
@@ -51,36 +50,6 @@ import (
 
 // followPeriod is how often a working pool looks at GOMAXPROCS.
 const followPeriod = time.Second
-
-// follower is the GOMAXPROCS-following state of a pool made without
-// WithWorkers.
-type follower struct {
-	timer *time.Timer // made by startFollowing, stopped by stopFollowing
-	// armed is true while the timer is pending or its tick is running.
-	// CASed false->true by a waking worker, stored false by the tick when
-	// it leaves the timer disarmed. sync/atomic.
-	armed atomic.Bool
-	// pending says that a worker woke since the last tick. Stored true by
-	// waking workers, swapped false by the tick. sync/atomic, sequentially
-	// consistent: armed and pending are a Dekker pair. The tick stores
-	// armed false, then loads pending; a waking worker stores pending,
-	// then loads (CASes) armed; so one of the two sees the other and the
-	// timer is never left disarmed while a wake went unseen.
-	pending atomic.Bool
-	// period is followPeriod but in tests. Immutable after New.
-	period time.Duration
-	// last is the executed sum the previous tick saw; the tick's alone.
-	last uint64
-	// seen is the size GOMAXPROCS asked for (followSize) when the
-	// follower or Resize last looked: New's count at first. Stored under
-	// resizeMu by the tick when it resizes to a new value and by Resize;
-	// loaded by the tick and by followWake. sync/atomic.
-	seen atomic.Int32
-	// ticked, if set, is called by every tick, under the resize lock,
-	// after it resized the pool or not (tests: export_test.go). Set before
-	// the pool runs any work.
-	ticked func(size int)
-}
 
 // startFollowing arms the first tick of a following pool.
 func (p *Pool) startFollowing() {

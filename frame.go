@@ -2,111 +2,9 @@ package blitz
 
 import (
 	"math/bits"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/blitz-go/blitz/atomics"
-	"github.com/blitz-go/blitz/sleep"
 )
-
-// A frame is the shared part of one Join: the second half, published to
-// thieves through the owner's deque as frameRef(owner, depth).
-//
-// Life of a frame at depth d of worker o (one join at a time per frame,
-// because joins nest and depth d is in use until the join at depth d returns):
-//
-//  1. o stores the job (and its argument) into the frame, then pushes the
-//     ref: the deque's release store of the new bottom publishes the frame.
-//     A lazy frame (offer.go) is pushed later, if ever, by offerPending; a
-//     lazy frame o takes back is never seen by anybody else.
-//  2. Either o pops the ref back (the fast path: nobody else ever saw the
-//     frame, no latch traffic), or exactly one thief wins it with a
-//     successful Steal (whose acquire makes step 1 visible).
-//  3. The thief runs the job, records a panic or a Goexit, then Sets the
-//     latch (a SeqCst swap: releases the result). If the swap found the
-//     owner Sleeping, it wakes it with NotifyWorkerLatchIsSet(owner); owner
-//     and the pool are read into locals before the Set, because from the Set
-//     on the frame belongs to o again and may be reused at once.
-//  4. o, having seen Probe() true (acquire), reads the result, Resets the
-//     latch and may reuse the frame.
-//
-// Invariant: a free frame's latch is Unset. Only a stolen join pays for
-// Reset.
-type frame struct {
-	// latch: Unset while the frame is free or its job is pending or
-	// running; the thief moves it to Set (step 3); the owner moves it
-	// through Sleepy/Sleeping while waiting (sleep protocol) and back to
-	// Unset with Reset after observing Set (step 4).
-	latch sleep.CoreLatch
-	// owner is the index of the worker that owns the frame. Written once
-	// when the frame is created, before any ref to it exists.
-	owner int
-	// job is written by the owner before the push (step 1) and read by the
-	// thief after the steal (step 2). It usually keeps the same dynamic
-	// type at a given depth, and Join reuses it (no allocation).
-	job half
-	// panicked and goexit are written by the thief before the Set and read
-	// (then cleared) by the owner after it observed the Set.
-	panicked *PanicError
-	goexit   bool
-	// lazy says that the job is pending but not offered: its ref is in no
-	// deque, so no thief can take it, and the owner runs it itself when
-	// the first half returns unless it offers it before (offer.go).
-	// Owner-only: written at the fork, by offerPending and when the join
-	// takes the job back; read by the owner alone.
-	lazy bool
-	// thief is 1 + the index of the worker that stole the job, 0 while
-	// nobody did. Stored by the thief after its successful Steal and
-	// before it runs the job; loaded by the owner waiting for the job
-	// (waitJoin), which steals only from that worker; cleared by the
-	// owner when it frees the frame (freeFrame), when no thief can touch
-	// the frame any more.
-	thief atomic.Int32
-}
-
-// paddedFrame keeps frames at neighbouring depths on separate cache lines: a
-// thief writes the latch of depth d while the owner works at depth d+1. The
-// job a frame points to is padded too, for the lines it shares with other
-// heap objects (argFrame, below).
-type paddedFrame struct {
-	frame
-	_ [atomics.CacheLineSize - unsafe.Sizeof(frameLayout{})%atomics.CacheLineSize]byte
-}
-
-// frameLayout mirrors frame's layout without naming Worker: the Go type
-// checker rejects unsafe.Sizeof(frame{}) in paddedFrame as a cycle (frame ->
-// half -> Worker -> frameStack -> paddedFrame). TestFrameLayout checks that
-// the two sizes agree and that paddedFrame fills whole cache lines.
-//
-//lint:ignore U1000 the fields exist only for their sizes.
-type frameLayout struct {
-	latch    sleep.CoreLatch
-	owner    int
-	job      [2]unsafe.Pointer
-	panicked unsafe.Pointer
-	goexit   bool
-	lazy     bool
-	thief    int32
-}
-
-// frameStack is a worker's frames, indexed by join depth, in geometric
-// chunks created by the owner on first use and published with an atomic
-// pointer store before any ref to them is pushed. The first chunk, the
-// depths under chunkBase (recursive algorithms rarely go deeper than 64
-// joins), is reached through a pointer of its own that the owner reads
-// plainly: one load on Join's path. It is made at the worker's first join,
-// so a worker that never joins (one that only runs submitted tasks, as most
-// of the workers added for blocked ones do) never holds its 64 padded
-// frames (8 KB where a line is 128 bytes).
-type frameStack struct {
-	// first is the first chunk, nil until the owner's first join.
-	// Owner-only: written by ownerAtSlow and release, read by ownerAt
-	// and peek.
-	first *[chunkBase]paddedFrame
-	// chunks are the chunks, first included (chunks[0]) for the workers
-	// that resolve a ref (at). Stored by the owner, loaded by anyone.
-	chunks [maxChunks]atomic.Pointer[[]paddedFrame]
-}
 
 // at returns the frame at depth d; any goroutine holding a ref to it may call
 // it (the chunk exists: the owner created it before pushing the ref).
@@ -186,21 +84,6 @@ func (w *Worker) freeFrame(f *frame, d uint32) {
 	w.depth = d
 }
 
-// Frames and spawn slots live in geometric chunks that are never moved or
-// freed while the pool runs (Pool.release drops them once it has shut
-// down), so a thief that resolves a jobRef to an address
-// can never read memory that an owner has since reallocated (the defect of
-// freeing a grown deque buffer while a thief still reads it cannot arise).
-//
-// Chunk 0 holds chunkBase elements and chunk k holds chunkBase<<k, so chunk k
-// starts at index chunkBase*(2^k - 1), and maxChunks chunks cover every
-// 32-bit index.
-const (
-	chunkBaseLog = 6
-	chunkBase    = 1 << chunkBaseLog
-	maxChunks    = 32 - chunkBaseLog + 1
-)
-
 // chunkOf maps an element index to its chunk and the offset inside it.
 func chunkOf(i uint32) (chunk int, off uint32) {
 	j := uint64(i)>>chunkBaseLog + 1 // in [2^k, 2^(k+1)) for chunk k
@@ -213,13 +96,6 @@ func chunkOf(i uint32) (chunk int, off uint32) {
 // platforms; make panics with "len out of range" there long before a join
 // depth could reach them.
 func chunkLen(k int) uint64 { return chunkBase << k }
-
-// A half is the second half of a join, stored in the joiner's frame:
-// argFrame for JoinArgs (and Worker.Join), fnFrame for Join. Its run stores
-// the result in itself, where the joiner reads it after the frame's latch.
-type half interface {
-	run(w *Worker)
-}
 
 // The jobs are padded. The owner stores fn (and arg) into its job at every
 // fork, so the job, like the frame (paddedFrame), must share no cache line
@@ -267,12 +143,13 @@ type fnFrame[R any] struct {
 func (f *fnFrame[R]) run(w *Worker) { f.result = f.fn(w) }
 
 // runFrame runs a frame's job on w (a thief, or the owner running its own
-// join's second half while the join unwinds) and completes the frame (step 3
-// of the frame's life, frame.go). A panic is recovered into the frame; a Goexit is recorded and then
-// goes on unwinding w's goroutine: it belongs to the job's joiner, which
-// re-raises it, and every job on w's stack below this one descends from the
-// same joiner (work isolation: see wait.go), so it ends nothing that did not
-// fork it. The depth is restored however the job ends.
+// join's second half while the join unwinds) and completes the frame (step 3 of
+// the frame's life: the frame type, state.go). A panic is recovered into the
+// frame; a Goexit is recorded and then goes on unwinding w's goroutine: it
+// belongs to the job's joiner, which re-raises it, and every job on w's stack
+// below this one descends from the same joiner (work isolation: see wait.go),
+// so it ends nothing that did not fork it. The depth is restored however the
+// job ends.
 func (w *Worker) runFrame(f *frame, origin *taskCtx, group *groupTask) {
 	p, owner := w.pool, f.owner
 	if owner != w.index {

@@ -73,7 +73,7 @@ type Future[T any] struct {
 	fn   func(*Worker) (T, error)
 	pool *Pool    // the pool whose workers run fn: Submit's, or the Sub's parent
 	st   *subTask // fn's entry in a Sub, nil for a pool
-	// labels are Submit's caller's profiler labels (labels.go), which fn
+	// labels are Submit's caller's profiler labels (taskctx.go), which fn
 	// runs under, also when a Wait runs it. Written by Submit.
 	labels profLabels
 

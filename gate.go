@@ -2,8 +2,6 @@ package blitz
 
 import (
 	"slices"
-
-	"github.com/blitz-go/blitz/sleep"
 )
 
 // Gates: admission under a limit, and waiting for it.
@@ -77,15 +75,6 @@ type slotGate[T gated] struct {
 // gated is what waits at a gate: a task that carries its gate entry.
 type gated interface {
 	gateEntry() *gateEntry
-}
-
-// A gateEntry is a task's place at a gate, under the gate owner's mutex.
-type gateEntry struct {
-	// inQueue: the task waits in the gate's queue; gone: it was withdrawn
-	// from there.
-	inQueue, gone bool
-	// waiter is woken when the task is admitted; nil for nobody.
-	waiter *waiter
 }
 
 // setLimit sets the number of slots; a negative n removes the limit. The
@@ -179,14 +168,6 @@ func (q *slotGate[T]) pop() T {
 	return t
 }
 
-// A waiter is a goroutine waiting for one wake (see the top of the file).
-// w and ch are set by newWaiter and not changed.
-type waiter struct {
-	w  *Worker         // the worker the goroutine runs, for a task of another pool; nil for none
-	ch chan struct{}   // closed by wake, when w is nil
-	l  sleep.CoreLatch // Set by wake, when w is not nil
-}
-
 // newWaiter returns a waiter for the calling goroutine, which runs w (nil
 // for none), the result of currentWorker. A worker of the pool whose gate
 // or queue the waiter waits at must not wait (see the top of the file).
@@ -224,12 +205,6 @@ func (wt *waiter) wake() {
 	if wt.l.Set() {
 		wt.w.pool.sleep.NotifyWorkerLatchIsSet(wt.w.index)
 	}
-}
-
-// A waitList is a FIFO of waiters (see the top of the file), guarded by
-// its owner's mutex.
-type waitList struct {
-	list []*waiter
 }
 
 // push adds wt at the end.

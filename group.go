@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // A Group runs tasks that return an error on a pool, like
@@ -103,47 +102,6 @@ type Group struct {
 	// Otherwise it waits at the gate until a finishing task or SetLimit
 	// admits it.
 	gate slotGate[*groupTask]
-}
-
-// groupTask is one task of a Group. claimed is CASed from false to true by
-// whoever runs it: the pool worker that took its submission, or Wait.
-type groupTask struct {
-	g       *Group
-	fn      func(*Worker) error
-	claimed atomic.Bool
-	// entry is the task's place at g's gate (SetLimit), with the Go that
-	// waits for its admission, if any. Under g.mu.
-	entry gateEntry
-	// below is the group task that the worker running this one was
-	// running when it started it (Worker.groupTask), and parent the one
-	// that the goroutine calling Go was running: a task of a group waits,
-	// through these links, for every group that Wait walks to. Written
-	// before the task runs (parent by Go, below by run on the worker that
-	// claimed it), read by Waits on that worker.
-	below, parent *groupTask
-	// sub is set, with g nil, on a link that stands for a task of a Sub
-	// holding one of its slots (Sub.runOne): what runs within it may call
-	// into the Sub in that slot (Sub.heldBy). Links with neither g nor sub
-	// only join two chains (taskctx.go: enterJob).
-	sub *Sub
-	// rec is the task's context record, pushed by the worker that runs it
-	// (enterGroupTask), once: a task runs at most once (claimed).
-	rec taskCtx
-	// seq is the task's number in g (Group.seq), written under g.mu
-	// before the task is submitted; sink, if set, is told instead of fn
-	// when the pool refuses the task (a ResultGroup's task records its
-	// error there). Both read by the task's runner afterwards.
-	seq  uint64
-	sink refusalSink
-	// labels are the profiler labels the task runs under (labels.go):
-	// its Go's caller's, or the Sub task's; nil for none. Written before
-	// the task is queued.
-	labels profLabels
-}
-
-// A refusalSink is told when the pool refuses the task numbered seq.
-type refusalSink interface {
-	refused(seq uint64, err error)
 }
 
 func (t *groupTask) gateEntry() *gateEntry { return &t.entry }

@@ -189,27 +189,6 @@ func (h Histogram) Sub(prev Histogram) Histogram {
 	return h
 }
 
-// histogramCounts is the writer's side of a Histogram: one worker's buckets.
-//
-// Every field is written by the owning worker goroutine alone, with a release
-// store of the new value (StoreRelease64: a plain MOV on amd64, STLR on
-// arm64; no read-modify-write, since nobody else writes), and read by
-// Pool.Stats on any goroutine with acquire loads. The owner reads its own
-// fields with plain loads. Values only grow.
-//
-// record stores sum, then max, then the bucket's count; addTo loads the
-// counts first, then sum and max. An acquire load that sees a count pairs
-// with the release store that published it, so the reader also sees the sum
-// and max stored before it: Sum and Max cover every counted duration.
-//
-// The counts cannot overflow in practice (2^64 tasks); sum wraps after 2^64
-// ns (584 years of accumulated time), which only skews Mean.
-type histogramCounts struct {
-	counts [HistogramBuckets]uint64
-	sum    uint64 // nanoseconds
-	max    uint64 // nanoseconds
-}
-
 // record adds one duration; negative durations count as 0. Owner only.
 func (h *histogramCounts) record(d time.Duration) {
 	i := bucketOf(d)

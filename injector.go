@@ -1,126 +1,11 @@
 package blitz
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/blitz-go/blitz/atomics"
 )
-
-// The injector is the pool's FIFO queue for tasks that come from outside the
-// workers' fork-join trees (Go, TryGo, GoContext, Run, Do, DoContext, TryDo):
-// any number of producers, any number of consumers (the workers).
-//
-// It is a chain of rings. Each ring is a bounded queue of slots in the
-// manner of Vyukov's bounded MPMC queue: positions grow for ever and are
-// global across the chain (a ring starts at the position where the previous
-// one stopped), and every slot carries a sequence number that says which
-// position it is ready for:
-//
-//   - seq == p: the slot is free for position p (it maps p).
-//   - seq == p+1: position p's task is written.
-//   - seq == p+size: its task was taken; the slot is free for the next lap.
-//
-// A producer reads tail t, and if t's slot says free for t it claims t with
-// one CAS of tail from t to t+1, writes the task and stores seq = t+1 with
-// release ordering. A consumer reads head h, and if h's slot says written it
-// takes h with a CAS of head from h to h+1, reads the task, clears the slot
-// (so that the collector can free the task) and stores seq = h+size with
-// release ordering, the store that lets a producer of the next lap in. A
-// slot whose producer claimed it but has not written it reads as empty:
-// that producer has not told the sleep protocol about its task yet either,
-// and does so after the write (Pool.submit), so a worker that goes to sleep
-// on this answer is woken. An idle worker of a pool of several may take a
-// run of written positions h..h+n-1 with one CAS of head from h to h+n
-// instead (popBatch, batch.go).
-//
-// A ring is reused for ever while it does not fill, so a task costs no
-// garbage: the chain of blocks this replaced allocated 8 KiB per 256 tasks,
-// and its producer paid for their zeroing and the collector's assists
-// (bench/results/submit-ring-amd64.txt). When a producer finds t's slot not
-// yet free (the ring holds size tasks, or the consumer of position t-size
-// has not finished with it), it seals the ring (sealedBit in tail: no claim
-// there any more), links a ring of twice the size (up to injRingMax) that
-// starts at t, and moves on to it. Consumers drain a sealed ring up to t and
-// then move to the next. A sealed ring is garbage once both ends left it; a
-// ring never shrinks, so the injector keeps the memory of the longest queue
-// it held, up to injRingMax slots (2 MiB) a ring.
-//
-// A mutex around a ring (the first version) cost 88-200 ns per task on the
-// submit benchmark, most of it the lock's cache line moving between the
-// submitter and the workers at every push and pop (bench/results).
-//
-// Closing sets closedBit in the tail of the last ring with one CAS, which
-// both refuses every later claim (a closed ring is never sealed, so nothing
-// follows it) and fixes the number of tasks ever accepted: the pool's Close
-// waits until the workers finished exactly that many.
-type injector struct {
-	_ atomics.Pad
-
-	// tailRing is the ring producers claim in: the last ring, or a sealed
-	// one whose successor is linked or about to be. Moved forward with
-	// CompareAndSwap by any producer that finds it sealed; read by
-	// producers, close and the counts.
-	tailRing atomic.Pointer[injRing]
-
-	_ atomics.Pad
-
-	// headRing is the ring consumers take from; moved forward with
-	// CompareAndSwap by a consumer that drained it after it was sealed.
-	headRing atomic.Pointer[injRing]
-
-	_ atomics.Pad
-
-	capacity uint64 // 0: unbounded; immutable after New
-	maxRing  int    // the largest ring to link: injRingMax, or less in tests; immutable
-	room     roomWaiters
-}
-
-// injRing is one bounded ring of the chain.
-type injRing struct {
-	_ atomics.Pad
-
-	// tail is the next position to claim, with sealedBit once the ring is
-	// sealed and closedBit once the queue is closed (at most one of them).
-	// Producers claim with CompareAndSwap (claimIf); a producer that found
-	// the next slot still occupied seals it with CompareAndSwap, close
-	// sets closedBit with CompareAndSwap. All sync/atomic, sequentially
-	// consistent.
-	tail atomic.Uint64
-
-	_ atomics.Pad
-
-	// head is the next position to take; consumers advance it by one with
-	// CompareAndSwap after seeing the slot written. Sequentially
-	// consistent: the head CAS precedes the load of room.n (roomWaiters).
-	head atomic.Uint64
-
-	_ atomics.Pad
-
-	// next is nil until the ring is sealed; then any producer (or close)
-	// links the successor with CompareAndSwap from nil (one winner).
-	next  atomic.Pointer[injRing]
-	base  uint64    // the first position of the ring; immutable
-	mask  uint64    // len(slots)-1, len(slots) a power of two; immutable
-	slots []injSlot // immutable slice header; slots as described above
-}
-
-// injSlot is one slot of a ring. t is written by the producer that claimed
-// the slot's position, before its release store of seq; read and cleared by
-// the consumer that took the position, after its acquire load of seq and
-// its head CAS, and before its release store of seq.
-type injSlot struct {
-	// seq: see the top of the file. Stored by producers and consumers with
-	// atomics.StoreRelease64, loaded with atomic.LoadUint64 (acquire).
-	seq uint64
-	// The slots are an array: a slot's size is a multiple of 8 so that
-	// every seq is 64-bit aligned, as 64-bit atomics on 32-bit platforms
-	// require. The padding (none where a task's size is a multiple of 8)
-	// goes before t: a zero-size last field would itself add padding.
-	_ [(8 - unsafe.Sizeof(injTask{})%8) % 8]byte
-	t injTask
-}
 
 // Every slot's seq is 64-bit aligned (see injSlot).
 var _ = [1]struct{}{}[unsafe.Sizeof(injSlot{})%8]
@@ -173,7 +58,7 @@ func (q *injector) initSizes(capacity, minRing, maxRing int) {
 type claimResult uint8
 
 const (
-	claimed claimResult = iota
+	claimOK claimResult = iota
 	claimFull
 	claimClosed
 )
@@ -225,7 +110,7 @@ func (q *injector) claimIf(bounded bool) (pos uint64, r *injRing, res claimResul
 		switch {
 		case seq == t:
 			if r.tail.CompareAndSwap(t, t+1) {
-				return t, r, claimed
+				return t, r, claimOK
 			}
 		case seq < t:
 			// The slot still holds position t-size (the ring is full,
@@ -364,15 +249,6 @@ func (q *injector) popBatch(out []injTask, share uint64) int {
 	}
 }
 
-// injTask is a submitted task as the injector and the run queues hold it:
-// the task and its submit time (Pool.now) if it is sampled, else 0. A task
-// submitted under profiler labels is a labelledTask (labels.go), which
-// keeps them out of the slots, the run queues and the job a worker finds.
-type injTask struct {
-	job task
-	enq int64
-}
-
 // moveHead moves headRing on from r if r is sealed at h, the position its
 // head reached (everything it held was taken), and its successor is
 // linked, and reports whether it did (or another consumer did). Until the
@@ -456,21 +332,6 @@ func (q *injector) len() int {
 		return 0
 	}
 	return int(t - h)
-}
-
-// roomWaiters are the producers waiting for room in a full bounded queue
-// (Pool.waitClaim), a waitList (gate.go). A waiter registers (add: pushed
-// under mu, then n stored), then tries to claim again, then waits; a
-// consumer that took a task loads n after its head CAS and, if it is not
-// zero, wakes the oldest waiter. n is sync/atomic (sequentially consistent)
-// so that the pair (waiter: n's store then the claim's load of head;
-// consumer: head CAS then n.Load) cannot both miss each other.
-type roomWaiters struct {
-	// n is the length of list: stored under mu after every change to it,
-	// loaded by consumers without mu (tookTasks).
-	n    atomic.Int32
-	mu   sync.Mutex
-	list waitList
 }
 
 // add registers wt, woken when room may have appeared.

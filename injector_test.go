@@ -13,7 +13,7 @@ import (
 // testPush claims a position (respecting the capacity) and publishes j.
 func testPush(q *injector, j task) claimResult {
 	pos, b, r := q.tryClaim()
-	if r == claimed {
+	if r == claimOK {
 		q.publish(pos, b, injTask{job: j, enq: 0})
 	}
 	return r
@@ -51,7 +51,7 @@ func TestInjectorFIFOAcrossRingsAndClose(t *testing.T) {
 	first := q.headRing.Load()
 	const n = 3*injRingMin + 7 // past the first ring (256) and the second (512)
 	for i := 0; i < n; i++ {
-		if r := testPush(&q, seqJob{i}); r != claimed {
+		if r := testPush(&q, seqJob{i}); r != claimOK {
 			t.Fatalf("push %d: %v", i, r)
 		}
 	}
@@ -195,8 +195,8 @@ func TestInjectorCloseAfterSeal(t *testing.T) {
 func TestInjectorUnwrittenSlotReadsEmpty(t *testing.T) {
 	var q injector
 	q.init(0)
-	pos, b, r := q.tryClaim() // claimed, not yet written
-	if r != claimed {
+	pos, b, r := q.tryClaim() // claimOK, not yet written
+	if r != claimOK {
 		t.Fatal(r)
 	}
 	testPush(&q, seqJob{1}) // a later producer finished first
@@ -223,7 +223,7 @@ func TestInjectorCapacity(t *testing.T) {
 		var q injector
 		q.init(capacity)
 		for i := 0; i < capacity; i++ {
-			if r := testPush(&q, seqJob{i}); r != claimed {
+			if r := testPush(&q, seqJob{i}); r != claimOK {
 				t.Fatalf("cap %d: push %d refused: %v", capacity, i, r)
 			}
 		}
@@ -232,7 +232,7 @@ func TestInjectorCapacity(t *testing.T) {
 		}
 		// A forced claim (a task of the pool) goes over the bound.
 		pos, b, r := q.claim()
-		if r != claimed {
+		if r != claimOK {
 			t.Fatal("forced claim refused")
 		}
 		q.publish(pos, b, injTask{job: seqJob{capacity}, enq: 0})
@@ -244,7 +244,7 @@ func TestInjectorCapacity(t *testing.T) {
 			t.Errorf("cap %d: room appeared while still over the bound: %v", capacity, r)
 		}
 		q.pop()
-		if r := testPush(&q, seqJob{}); r != claimed {
+		if r := testPush(&q, seqJob{}); r != claimOK {
 			t.Errorf("cap %d: no room after two pops: %v", capacity, r)
 		}
 	}
@@ -281,7 +281,7 @@ func TestInjectorConcurrent(t *testing.T) {
 				<-start
 				for i := 0; i < each; {
 					switch testPush(&q, seqJob{p*each + i}) {
-					case claimed:
+					case claimOK:
 						i++
 					case claimFull:
 						fullSeen.Add(1)
@@ -429,7 +429,7 @@ func TestInjectorCloseStorm(t *testing.T) {
 					case claimClosed:
 						refusedAfter.Add(1)
 						return
-					case claimed:
+					case claimOK:
 						if wasClosed {
 							t.Errorf("a claim after close was accepted")
 						}

@@ -1,41 +1,10 @@
 package blitz
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/blitz-go/blitz/atomics"
 )
-
-// taskMetrics are one worker's server counters: the panics among the
-// submitted tasks it ran, and histograms of queue wait and run time for the
-// sampled ones (WithLatencySampling). Pool.Stats sums them over the workers
-// into Stats.Panics, Stats.QueueWait and Stats.RunTime.
-//
-// Writers and readers. Every field is written by the goroutine that runs the
-// worker, alone, after each submitted task (done), with a release store of
-// the incremented value: no read-modify-write and no lock, because nobody
-// else writes, so a record costs a few plain stores on amd64 (STLR on
-// arm64). Pool.Stats reads the fields from any goroutine with acquire loads
-// (addTo); see histogramCounts for the order that keeps Sum and Max
-// consistent with the counts. The values only grow.
-//
-// Layout. The fields are written on every timed task and read rarely, so
-// they sit between two pads: no other worker's writes and no thief polling
-// the Worker's shared fields land on their cache lines, whatever the fields
-// around taskMetrics in Worker are. The leading zero-length array of
-// atomic.Uint64 gives the struct 8-byte alignment on 32-bit platforms, where
-// the 64-bit atomics of the race and generic builds need it.
-type taskMetrics struct {
-	_ [0]atomic.Uint64 // 64-bit alignment on 386 and arm
-	_ atomics.Pad
-
-	panics    uint64          // submitted tasks that panicked
-	queueWait histogramCounts // from acceptance to start, sampled tasks
-	runTime   histogramCounts // from start to end, sampled tasks
-
-	_ atomics.Pad
-}
 
 // done records one finished submitted task. timed says whether wait (from
 // acceptance to start) and run (from start to end) were measured, that is,

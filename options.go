@@ -253,6 +253,11 @@ func WithStealTiers(tiers [][][]int) Option {
 	return func(c *config) { c.stealTiers = tiers }
 }
 
+// DefaultMaxWorkers is the default cap on a pool's workers, those added for
+// blocked workers included (WithMaxWorkers): the Go runtime's default thread
+// limit (debug.SetMaxThreads), a server's worth of blocked calls in flight.
+const DefaultMaxWorkers = 10000
+
 // WithMaxWorkers caps the workers the pool runs at once, those it adds
 // while its workers are blocked included (see "Blocking" in the package
 // documentation). The default is DefaultMaxWorkers (10,000, the Go

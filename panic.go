@@ -2,7 +2,6 @@ package blitz
 
 import (
 	"fmt"
-	"log"
 	"runtime"
 	"runtime/debug"
 )
@@ -157,42 +156,3 @@ func goexiting() bool {
 		}
 	}
 }
-
-// reportTaskPanic is goJob.finish for any task whose panic nobody waits
-// for: it goes to the panic handler, or crashes the program; nil does
-// nothing.
-func reportTaskPanic(w *Worker, pe *PanicError) {
-	if pe == nil {
-		return
-	}
-	if h := w.pool.panicHandler; h != nil {
-		callHandler(w.pool, h, pe)
-	} else {
-		go crash(pe)
-	}
-}
-
-// callHandler gives a task's panic to p's handler h. A panic in the handler
-// itself must not unwind into the joins this worker may be helping (which
-// would report it as theirs), and a server's pool must not die of it: it is
-// recovered here, counted (Stats.HandlerPanics) and written to the standard
-// logger with its stack and the task's panic it was handling, which would
-// otherwise be lost too (WithPanicHandler). A Goexit in the handler goes
-// on, as a Goexit in the task would (runTask still counts the task).
-func callHandler(p *Pool, h func(any, []byte), pe *PanicError) {
-	ok := false
-	defer func() {
-		if !ok {
-			if hpe := unwinding(recover()); hpe != nil {
-				p.handlerPanics.Add(1)
-				log.Printf("blitz: pool %q: the panic handler panicked: %v\n%s\nwhile handling the panic of a task: %v\n%s",
-					p.name, hpe.Value, hpe.Stack, pe.Value, pe.Stack)
-			}
-		}
-	}()
-	h(pe.Value, pe.Stack)
-	ok = true
-}
-
-// crash ends the program with an unrecovered panic.
-func crash(pe *PanicError) { panic(pe) }

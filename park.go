@@ -62,15 +62,6 @@ func (p Parking) String() string {
 	return fmt.Sprintf("Parking(%d)", int(p))
 }
 
-// backend is a resolved parking choice: how the pool must run its workers and
-// what they park on.
-type backend struct {
-	kind       Parking
-	lockThread bool                // workers call runtime.LockOSThread for their whole life
-	newParker  func() sleep.Parker // one per worker
-	yield      func()              // one idle round's yield (sleep.Config.Yield)
-}
-
 // autoParking is what ParkingAuto resolves to.
 const autoParking = ParkingPortable
 
@@ -162,3 +153,12 @@ func (p *spinParker) Park() {
 
 // Unpark makes the token available.
 func (p *spinParker) Unpark() { p.token.Store(1) }
+
+// backend is a resolved parking choice: how the pool must run its workers and
+// what they park on.
+type backend struct {
+	kind       Parking
+	lockThread bool                // workers call runtime.LockOSThread for their whole life
+	newParker  func() sleep.Parker // one per worker
+	yield      func()              // one idle round's yield (sleep.Config.Yield)
+}

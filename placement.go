@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/blitz-go/blitz/topology"
 )
@@ -257,18 +256,6 @@ func sharedTiers(topo *topology.Topology, cpus []int) [][][]int {
 	return tiers
 }
 
-// poolPlacement is a pinned pool's placement state; Pool.place is nil for a
-// pool without placement.
-type poolPlacement struct {
-	notes []string // immutable after New
-	pin   func(cpu int) (unpin func(), err error)
-
-	// started counts workers that have not yet made their first pin
-	// attempt; New waits for it to reach zero. Each worker calls Done
-	// once, on the start of its first goroutine.
-	started sync.WaitGroup
-}
-
 // newPoolPlacement returns the pool's placement state for pl, or nil when
 // nothing is pinned.
 func newPoolPlacement(pl plan, pc *placementConfig) *poolPlacement {
@@ -278,12 +265,6 @@ func newPoolPlacement(pl plan, pc *placementConfig) *poolPlacement {
 	pp := &poolPlacement{notes: pl.notes, pin: pc.pin}
 	pp.started.Add(len(pl.cpus))
 	return pp
-}
-
-// pinResult is the outcome of one worker goroutine's pin attempt.
-type pinResult struct {
-	pinned bool
-	err    string
 }
 
 // errNoCPU is recorded for a worker that the placement left without a CPU.

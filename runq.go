@@ -1,76 +1,5 @@
 package blitz
 
-import (
-	"sync/atomic"
-
-	"github.com/blitz-go/blitz/atomics"
-)
-
-// A worker's run queue: the submitted tasks it took from the injector in a
-// batch (batch.go) and has not started yet.
-//
-// It is a ring of runqSize slots that one worker (the owner) fills and
-// empties from the same end, and that other workers steal from half at a
-// time: the design of Go's per-P run queue (runqget, runqgrab) and of
-// tokio's local queue, from which the two-part head comes.
-//
-// Positions grow for ever (uint32, wrapping; the ring holds far fewer than
-// 2^31 tasks, so differences are exact). tail is the next position to fill,
-// written only by the owner. head packs two positions: real, the next
-// position to take, and steal, the first position a thief may still be
-// copying. Outside a steal they are equal. The slots in [steal, tail) are
-// occupied; the owner writes only slots outside them, so a thief copying a
-// slot never races with a write to it:
-//
-//   - The owner fills positions tail.. (pushBatch) only where tail+n-steal
-//     stays within the ring (room), then publishes them with a release
-//     store of tail.
-//   - The owner takes real with one CAS of head (pop): real+1, and steal
-//     with it when no steal is under way. It reads the slot after the CAS.
-//   - A thief claims the older half of [real, tail) with one CAS that
-//     moves real past it and leaves steal where it was: the owner now takes
-//     only after the claimed run, and will not overwrite it. The thief
-//     copies (and clears) the run, then frees it with a CAS that moves
-//     steal up to real. A thief that finds steal != real leaves the queue
-//     alone (another steal is under way): at most one steal per queue at a
-//     time, as in tokio.
-//
-// Taking half rather than one is what the run queue is for: the deque this
-// replaced held a batch as one ref per task, and a thief took them one CAS
-// and one line of the owner's at a time, so under a stream of empty tasks
-// the second worker of a pool spent its time stealing from the first
-// (bench/results/submit-runq-amd64.txt). Taking from the front, where the
-// owner takes too, keeps submission order.
-//
-// Every head operation is a sync/atomic read-modify-write or load
-// (sequentially consistent). Partners: the owner's release store of tail
-// and the thief's acquire load of it (the slots written before); a thief's
-// freeing CAS of steal and the owner's acquire load of head in room (the
-// slots cleared before they are written again).
-type runq struct {
-	_ atomics.Pad
-
-	// head is steal<<32 | real (above). CompareAndSwap by the owner (pop)
-	// and by thieves (stealHalf); loaded by both.
-	head atomic.Uint64
-
-	// tail is the next position to fill. Stored by the owner (pushBatch,
-	// release), loaded by thieves (acquire) and the owner.
-	tail atomic.Uint32
-
-	_ atomics.Pad
-
-	// ring holds the slots, positions modulo runqSize: written by the
-	// owner at [tail, tail+n) before its store of tail; read and cleared
-	// by whoever claimed the position in head. Made by the owner before
-	// it first writes a slot (slotsToFill) and stored before the store of
-	// tail that publishes the first task, so whoever claimed a position
-	// loads it made; nil until then, so that a worker that never batches
-	// (a pool with a capacity, the workers added for blocked ones) does
-	// not hold it. Dropped by Pool.release. sync/atomic.
-	ring atomic.Pointer[[runqSize]injTask]
-}
-
 // slots returns the ring, for whoever claimed a position (made by then).
 func (q *runq) slots() *[runqSize]injTask { return q.ring.Load() }
 
@@ -84,11 +13,6 @@ func (q *runq) slotsToFill() *[runqSize]injTask {
 	}
 	return r
 }
-
-// runqSize is the number of slots: twice a batch, so that a batch always
-// fits beside the run a thief may still be copying (at most half of a
-// batch: room).
-const runqSize = 2 * injBatchMax
 
 // The layout of head (TestRunqHeadLayout pins it): real in bits 0-31,
 // steal in bits 32-63.

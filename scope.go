@@ -2,44 +2,7 @@ package blitz
 
 import (
 	"runtime"
-	"sync/atomic"
-
-	"github.com/blitz-go/blitz/sleep"
 )
-
-// A Scope lets a function spawn any number of tasks that may run in parallel
-// and are all finished when Worker.Scope returns. Spawned tasks may spawn
-// more into the same scope.
-//
-// Each function the scope calls receives a *Scope bound to the worker
-// running it; like a *Worker it must be used only by that function, on its
-// goroutine, while the function runs.
-type Scope struct {
-	st *scopeState
-	w  *Worker
-}
-
-// scopeState is shared by a scope's body and its tasks.
-type scopeState struct {
-	// pending counts the body plus spawned tasks not yet finished.
-	// Incremented by Spawn (by a live task or the body, so it is >= 1
-	// then), decremented by each finisher; whoever brings it to 0 sets
-	// latch. It never rises from 0.
-	pending atomic.Int64
-	// latch is Set once pending reached 0; the owner waits on it.
-	latch sleep.CoreLatch
-	owner *Worker
-	// origin is the submitted task whose context the scope's tasks run
-	// in (taskctx.go): the owner's when it opened the scope. Immutable.
-	origin *taskCtx
-	// group is the Group task in force for the scope's tasks (taskctx.go:
-	// enterJob): the owner's when it opened the scope. Immutable.
-	group *groupTask
-	// panicked holds the first panic (CAS from nil); goexit records that
-	// a task called runtime.Goexit.
-	panicked atomic.Pointer[PanicError]
-	goexit   atomic.Bool
-}
 
 // scope phases, for the deferred cleanup.
 const (

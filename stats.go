@@ -121,34 +121,6 @@ type Stats struct {
 	QueueWait, RunTime Histogram
 }
 
-// workerStats are one worker's counters. All but the parking counts are
-// written by the goroutine that runs the worker (its own, or one it is lent
-// or borrowed by: wait.go, borrow.go), with a release store of the
-// incremented value (no read-modify-write: cheap enough to leave on), and
-// read by Pool.Stats with acquire loads. wakes is incremented by whichever
-// goroutine unparks the worker, and sleeps and joinSleeps by whichever parks
-// as it (the worker's goroutine parks on while a caller that borrowed the
-// worker runs as it), so the three are atomic adds (on the parking path,
-// which costs a syscall or a trip through the scheduler anyway).
-type workerStats struct {
-	executed, steals, stealRetries, joinsStolen uint64
-	// callerRuns counts the calls run by a caller that borrowed this
-	// worker (borrow.go).
-	callerRuns uint64
-	// offered counts the lazy join halves offered on request (offer.go);
-	// read by the tests only.
-	offered uint64
-	// batched counts the submitted tasks this worker parked in its run
-	// queue from batches it took from the injector (batch.go); read by the
-	// tests only.
-	batched uint64
-	// finished counts the jobs this worker finished (execute) and the
-	// calls run by a borrower that ended; the worker is busy while
-	// executed+callerRuns is ahead of it (blocking.go). Read by the monitor.
-	finished                  uint64
-	sleeps, joinSleeps, wakes atomic.Uint64
-}
-
 // bump increments an owner-written counter.
 func (s *workerStats) bump(p *uint64) { atomics.StoreRelease64(p, *p+1) }
 
@@ -220,7 +192,7 @@ func (p *Pool) queueStats(st *Stats) {
 
 // countingParker wraps a worker's parkers to count sleeps and wakes. Park
 // writes and reads nothing owner-only: while a caller that borrowed the
-// worker runs as it (borrow.go), the worker's own goroutine may return from
+// worker runs as it (route.go), the worker's own goroutine may return from
 // Park early and park again, and then counts with the kind of the
 // borrower's wait.
 type countingParker struct {

@@ -231,7 +231,7 @@ func (s *Sub) GoContext(ctx context.Context, fn func(w *Worker)) error {
 type subTask struct {
 	s *Sub
 	t task
-	// labels are the submitter's profiler labels (labels.go), which the
+	// labels are the submitter's profiler labels (taskctx.go), which the
 	// task runs under, on whichever worker's chain reaches it. Written
 	// by submit before the task is queued.
 	labels profLabels
@@ -472,14 +472,6 @@ func (s *Sub) close() {
 	}
 	s.mu.Unlock()
 	s.p.subs.remove(s)
-}
-
-// subRegistry is a pool's open Subs, closed by the pool's Shutdown before
-// it closes its injector (see the top of the file).
-type subRegistry struct {
-	mu     sync.Mutex
-	subs   map[*Sub]struct{}
-	closed bool
 }
 
 // add registers s, or reports false if the pool is closing.

@@ -40,14 +40,14 @@ import (
 // Submission: every way into a pool from outside its fork-join trees.
 //
 //	fire and forget     Pool.Go, Pool.TryGo, Pool.GoContext       goJob, ctxGoJob
-//	submit and wait     Pool.Run, Do, DoContext, TryDo            callJob (calljob.go)
+//	submit and wait     Pool.Run, Do, DoContext, TryDo            callJob (route.go)
 //	a handle            Submit                                    Future (future.go)
 //
 // Each entry point checks its arguments, panicking with its own name; the
 // waiting ones take the route (route.go), which decides who calls. A task
 // reaches Pool.submit (or Sub.submit, which passes it on), which queues it in the injector (injector.go)
 // and tells the sleep protocol. A worker takes it from there and runs it
-// with Worker.runTask (job.go), which calls the task's run and then its
+// with Worker.runTask (worker.go), which calls the task's run and then its
 // finish, however run ended. The waiting forms wait for finish's signal;
 // DoContext and TryDo may instead withdraw a task still queued (the callJob
 // state machine below).
@@ -117,7 +117,7 @@ type ctxGoJob struct {
 }
 
 // run runs the task with its context and labels in force (Worker.Context,
-// labels.go), restored however it ends, in a trace region of the context.
+// taskctx.go), restored however it ends, in a trace region of the context.
 func (g *ctxGoJob) run(w *Worker, l profLabels) {
 	outer := w.enterTaskCtx(g.ctx, l)
 	defer w.leaveCtx(outer)
@@ -160,7 +160,7 @@ func runAsTask(w *Worker, l profLabels, f func(*Worker)) {
 func (g goJob) finish(w *Worker, pe *PanicError, _ bool) { reportTaskPanic(w, pe) }
 
 // submit accepts a task from any goroutine, to run under labels l (its
-// submitter's: labels.go). With a full bounded queue it refuses with
+// submitter's: taskctx.go). With a full bounded queue it refuses with
 // ErrQueueFull (wait false) or waits for room until ctx ends (wait true).
 // It refuses with ErrClosed once Close has begun. name is the entry point
 // the caller called, for the error of a wait that ctx ended.

@@ -1,66 +1,11 @@
 package blitz
 
-import "context"
-
-// The context of a task.
-//
-// A task submitted with a context (GoContext, DoContext, TryDo) can read it
-// with Worker.Context, and so can everything it forks, on whichever worker
-// it runs: the halves of its joins, the tasks of its scopes, the pieces of
-// the data-parallel functions it calls. Everything else (a task submitted
-// without a context, work forked from it, an idle worker) reads
-// context.Background().
-//
-// A task also carries its submitter's profiler labels (labels.go), and
-// they travel with its context: a task submitted with labels has a record
-// (an origin) even without a context, and a job runs under the labels of
-// its origin.
-//
-// Each worker keeps what it runs as a chain of records (taskCtx), newest
-// first, one per job it entered whose context (or labels) differs from the
-// one around it: a submitted task with a context or labels (ctxGoJob.run,
-// callJob.runInCtx, runAsTask), a task without either on a worker lent out
-// inside one that has them (runAsTask), a join half run by a thief
-// (runFrame), a scope task (runSpawn). A record holds the job's context
-// and the join depth at which the job started.
-// Jobs reach other workers through refs that name a frame at a depth (a
-// join's second half) or a scope's slot:
-//
-//   - A join half at depth d on worker o belongs to the innermost record of
-//     o's chain whose depth is <= d (originAt). While that half is pending, that
-//     record cannot end (the job it stands for waits for its joins), and
-//     every record o enters meanwhile starts deeper than d, because o's depth
-//     stays above d until the join is done; so the walk finds the right one
-//     from any later head of the chain. Records are immutable and the head
-//     is an atomic pointer: the walk races with nothing.
-//   - A scope's tasks belong to the context of the worker that opened the
-//     scope, recorded in the scope when it opens.
-//
-// The owner sets its context with a plain field read by Context (only the
-// goroutine running as the worker reads it) and publishes the chain for
-// thieves; a job whose context is the one already in force adds nothing, so
-// fork-join inside one task, every join's fast path, a task submitted
-// without a context and the owner's own join halves cost one compare of a
-// plain field at most.
-type taskCtx struct {
-	ctx    context.Context // the job's context (origin's); nil for none (Background)
-	origin *taskCtx        // the record of the submitted task the job descends from; nil for none
-	depth  uint32          // the worker's join depth when the job started
-	outer  *taskCtx        // the record in force before this one
-	// group is the Group task in force for the job (Worker.groupTask when
-	// the record was pushed), nil for none: a thief runs a join half within
-	// it, so that Group.Wait's check for a wait on itself sees what the
-	// half's owner would have seen (group.go: within).
-	group *groupTask
-	// labels, in an origin record (origin == the record itself), are the
-	// profiler labels of the task's submitter, nil for none (labels.go):
-	// what the task and everything it forks run under.
-	labels profLabels
-	// prev is what the goroutine that pushed the record had as its labels
-	// before; leaveCtx gives them back. Written and read by that push and
-	// its leaveCtx alone (rewritten when enterLabels reuses the record).
-	prev profLabels
-}
+import (
+	"context"
+	"runtime/trace"
+	"sync"
+	"unsafe"
+)
 
 // Context returns the context of the task w is running: the context given
 // to GoContext, DoContext or TryDo for that task, also in everything the task
@@ -254,4 +199,194 @@ func (w *Worker) originAt(d uint32) (*taskCtx, *groupTask) {
 		return nil, nil
 	}
 	return r.origin, r.group
+}
+
+// Profiler labels and execution traces.
+//
+// A goroutine started with go inherits its creator's pprof labels, so a CPU
+// profile of a server divides its time by whatever the handlers labelled
+// (pprof.Do with an endpoint, a tenant). A task handed to a pool runs on a
+// worker goroutine instead, so the pool carries the labels over: every
+// submission (Go, TryGo, GoContext, Run, Do, DoContext, TryDo, Submit, on
+// a Pool or a Sub, the Group's, and so the par functions given a *Pool
+// from outside it) records the labels of the calling goroutine, and the
+// task runs under them, on whichever worker it runs, and so does
+// everything it forks: the halves of its joins and the tasks of its scopes
+// that other workers take, and the goroutines it starts.
+//
+// The task runs under its submitter's labels instead of the worker's, not
+// merged with them: merging makes a new label set per task (runtime/pprof
+// builds them only through a context, with an allocation), where carrying
+// the submitter's is two pointer stores, and it is what a go statement
+// does. A task whose submitter had no labels runs under the worker's own:
+// none, unless the pool's start hook set some (WithWorkerStart, with
+// pprof.SetGoroutineLabels), which the worker keeps between tasks and gets
+// back after each. That a sample is the pool's work shows in its stack
+// (blitz.(*Worker).run). The workers no longer label themselves (they
+// carried blitz.pool and blitz.worker): a label set can only be built with
+// runtime/pprof, which the package no longer links (below); a start hook
+// that wants them sets them.
+//
+// How. The runtime keeps a goroutine's labels as one pointer, which
+// runtime/pprof reads and writes through two functions the runtime
+// provides to it by //go:linkname: runtime_getProfLabel and
+// runtime_setProfLabel. Neither has a public counterpart that works
+// without a context (pprof.SetGoroutineLabels takes the labels from a
+// context, and nothing reads the calling goroutine's), so the pool calls
+// the two functions as runtime/pprof does, by their linknames. Since Go
+// 1.23 the linker refuses a linkname to a runtime symbol unless the runtime
+// marks it as one that is reached that way; these two are marked ("Do not
+// remove or change the type signature", go.dev/issue/67401), in Go 1.24
+// through 1.26, because widely used modules call them. The pool treats
+// the pointer as opaque: it only copies what the runtime handed out, from
+// the submitter to the task, never builds or reads a label set. Nor does
+// it import runtime/pprof, which would link its profile encoder (and
+// compress/gzip) into every program that imports the pool; a program that
+// takes profiles links it anyway. DoContext takes the calling goroutine's
+// labels too, not those of its context (pprof.WithLabels): reading a
+// context's labels takes runtime/pprof, and inside pprof.Do, where
+// handlers set them, the two are the same.
+//
+// Cost. A submission reads the pointer (a call, about 1 ns); one under
+// labels also takes a recycled labelledTask that carries them with its
+// task, so that the queue stays as small as a task without labels needs.
+// A task that starts under other labels than those in force on its worker
+// (the worker's own, or the task's whose wait it serves) pushes a context
+// record (taskCtx), as a task with a context does, and sets the labels,
+// then sets them back when it ends; so does a worker that runs work
+// another worker forked for a task of other labels. The record of a task
+// without a context is reused by the worker's next task of the same
+// labels, so the tasks of one request allocate no record. Joins never
+// touch the labels: a worker runs its own join halves under the labels in
+// force, and a thief finds the labels of a half it stole in the owner's
+// context records, with its context. Labels that a task sets itself
+// (pprof.Do inside the task) label what it runs on its own goroutine; the
+// work that other workers take from it runs under the task's labels.
+//
+// Traces. A task submitted with a context (GoContext, DoContext, TryDo,
+// on a Pool or a Sub) runs inside a runtime/trace region of type
+// "blitz.task" started with that context, so the trace task it carries
+// (trace.NewTask) shows what ran for it on the workers, and so does the
+// work another worker takes from it. A region ends on the goroutine that
+// began it: a region per task and per stolen job, not one for the whole
+// call. While no trace is being taken, a region costs one atomic load.
+
+// runtime_getProfLabel returns the calling goroutine's labels.
+//
+//go:linkname runtime_getProfLabel runtime/pprof.runtime_getProfLabel
+func runtime_getProfLabel() unsafe.Pointer
+
+// runtime_setProfLabel sets the calling goroutine's labels.
+//
+//go:linkname runtime_setProfLabel runtime/pprof.runtime_setProfLabel
+func runtime_setProfLabel(labels unsafe.Pointer)
+
+// currentLabels returns the calling goroutine's labels: a submitter's, for
+// its task.
+func currentLabels() profLabels { return profLabels(runtime_getProfLabel()) }
+
+// setLabels sets the calling goroutine's labels.
+func setLabels(l profLabels) { runtime_setProfLabel(unsafe.Pointer(l)) }
+
+// labelsOf returns the labels work of origin runs under on w: the
+// submitter's, or w's own for a task submitted without labels (or no task).
+func (w *Worker) labelsOf(origin *taskCtx) profLabels {
+	if origin == nil || origin.labels == nil {
+		return w.base
+	}
+	return origin.labels
+}
+
+// applyLabels sets the calling goroutine's labels to origin's (labelsOf),
+// and returns the ones it had, for leaveCtx to restore.
+func (w *Worker) applyLabels(origin *taskCtx) (prev profLabels) {
+	prev = currentLabels()
+	if l := w.labelsOf(origin); l != prev {
+		setLabels(l)
+	}
+	return prev
+}
+
+// restoreLabels sets the calling goroutine's labels back to prev.
+func restoreLabels(prev profLabels) {
+	if currentLabels() != prev {
+		setLabels(prev)
+	}
+}
+
+// clearLabels drops the labels a worker goroutine inherited from the
+// goroutine that started it (New's caller, or a task that made the pool
+// grow): a worker's own labels are none, or those its start hook sets.
+func clearLabels() { setLabels(nil) }
+
+// labelledTask is a task submitted by a goroutine under labels: the task
+// and the labels it runs under. Only a labelled submission takes one, so
+// the injector's slots, the run queues and the job a worker finds stay as
+// small as a task without labels needs. Carrying the labels beside the
+// task in those instead cost every submission, labelled or not: 3 ns on
+// the submitter and 8 to 13 on the worker with 40-byte slots, 12 on the
+// worker with the labels in an array beside 32-byte slots (the job a
+// worker finds grew past what the compiler keeps in registers), in
+// interleaved runs of BenchmarkSubmitPhases and BenchmarkSubmitWorkers.
+//
+// They are recycled (labelledTasks): allocated per task, they made a
+// stream of short labelled tasks the collector's work, 195 ns a task on
+// BenchmarkSubmitLabels. A labelledTask is the pool's from newLabelled
+// until finish, which returns it once the task's run and finish are done:
+// nothing refers to it then (the queue's slot and run queue entry were
+// cleared when a worker took it, and runTask is done with it).
+type labelledTask struct {
+	t      task
+	labels profLabels
+}
+
+// labelledTasks recycles labelledTask values.
+var labelledTasks = sync.Pool{New: func() any { return new(labelledTask) }}
+
+// newLabelled returns t with the labels l it is to run under.
+func newLabelled(t task, l profLabels) *labelledTask {
+	lt := labelledTasks.Get().(*labelledTask)
+	lt.t, lt.labels = t, l
+	return lt
+}
+
+func (lt *labelledTask) run(w *Worker, _ profLabels) { lt.t.run(w, lt.labels) }
+
+// finish finishes the task and recycles lt. runTask calls it last, once,
+// however the task ended (a panic handler's Goexit included: it unwinds
+// from lt.t.finish, and lt is then left to the collector).
+func (lt *labelledTask) finish(w *Worker, pe *PanicError, goexit bool) {
+	t := lt.t
+	*lt = labelledTask{}
+	t.finish(w, pe, goexit)
+	labelledTasks.Put(lt)
+}
+
+// taskRegionType is the type of the runtime/trace regions the pool opens.
+const taskRegionType = "blitz.task"
+
+// traceRegion starts the trace region of work that runs for a task
+// submitted with ctx, or returns nil when no trace is being taken or ctx is
+// nil (work of a task without a context). endRegion ends it.
+func traceRegion(ctx context.Context) *trace.Region {
+	if ctx == nil || !trace.IsEnabled() {
+		return nil
+	}
+	return trace.StartRegion(ctx, taskRegionType)
+}
+
+// jobRegion starts the trace region of a job forked by a task of another
+// origin that w just entered (pushed: enterJob), if that task has a context.
+func (w *Worker) jobRegion(pushed bool) *trace.Region {
+	if !pushed || w.origin == nil {
+		return nil
+	}
+	return traceRegion(w.origin.ctx)
+}
+
+// endRegion ends a region traceRegion started, if any.
+func endRegion(r *trace.Region) {
+	if r != nil {
+		r.End()
+	}
 }

@@ -38,7 +38,7 @@ type table[V any] struct {
 // value. A Get only ever finds its own goroutine's key, which that goroutine
 // wrote itself, so it finds the value that goes with it. Loaded by Get with
 // sync/atomic. One mutex per bucket, not one per Table: goroutines that
-// Set and Clear at once (callers that borrow workers, borrow.go in the
+// Set and Clear at once (callers that borrow workers, route.go in the
 // root package, on every call) meet only when they hash to one bucket.
 type bucket[V any] struct {
 	mu   sync.Mutex

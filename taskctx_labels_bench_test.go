@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkSubmitLabels measures what carrying the submitter's profiler
-// labels into its tasks costs (labels.go): BenchmarkSubmitWorkers' fresh
+// labels into its tasks costs (taskctx.go): BenchmarkSubmitWorkers' fresh
 // pool row at 2 workers (api=go: 10,000 Go calls, then a wait for all;
 // ns/task) and BenchmarkDo's round trip (api=do), each from a goroutine
 // without labels (labels=none) and from one under pprof labels
