@@ -370,3 +370,45 @@ func (w *Worker) lend(l *sleep.CoreLatch, back chan struct{}) {
 	done = true
 	close(back)
 }
+
+// Block runs fn, a call that will block (a database or RPC call, a file, a
+// lock, a channel, another task), on the calling task's goroutine, after
+// making sure that the pool goes on serving meanwhile: when no worker of
+// w's pool sleeps and fewer workers than the pool's size are left that are
+// not blocked, it adds one at once, within the pool's cap (WithMaxWorkers),
+// so the work queued behind the call does not wait for the monitor to
+// notice that w is blocked. The worker added retires once
+// the pool is idle again. fn's panic and Goexit go on as if fn had been
+// called directly. Pools find blocked workers by themselves (see
+// "Blocking" in the package documentation): Block only saves the delay.
+//
+// A nil fn panics.
+func (w *Worker) Block(fn func()) {
+	if w == nil {
+		panic("blitz: Worker.Block: nil *Worker")
+	}
+	if fn == nil {
+		panic("blitz: Worker.Block: nil function")
+	}
+	// As a call into another pool waits (wait.go: replaceForCall): w's
+	// lazy join halves offered, its deque stealable, a worker added.
+	if w.replaceForCall() {
+		defer w.unblock()
+	}
+	fn()
+}
+
+// Block runs fn, a call that will block, as Worker.Block does when the
+// calling goroutine runs a task of a pool, and calls fn directly otherwise:
+// code deep in a library, which has no *Worker at hand, can mark its
+// blocking calls. A nil fn panics.
+func Block(fn func()) {
+	if fn == nil {
+		panic("blitz: Block: nil function")
+	}
+	if w := currentWorker(); w != nil {
+		w.Block(fn)
+		return
+	}
+	fn()
+}

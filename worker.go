@@ -154,7 +154,7 @@ func (w *Worker) callHook(h func(id int)) {
 			if pe == nil {
 				panic(fmt.Sprintf("blitz: pool %q: a worker hook (WithWorkerStart, WithWorkerExit) called runtime.Goexit on worker %d", w.pool.name, w.index))
 			}
-			goJob(nil).finish(w, pe, false)
+			reportTaskPanic(w, pe) // as a Go task's panic
 		}
 	}()
 	h(w.index)
