@@ -14,19 +14,21 @@ package blitz
 // structure's behaviour lives in the file of its concept, named in its
 // comment.
 //
-// The files of the package stand in layers, each using only those below:
+// The files of the package stand in layers, each using, but for a few
+// names, only those below:
 //
-//   - the leaves, which know no pool: errors.go, panic.go (PanicError),
-//     histogram.go, metrics.go, threads.go, park.go and its backends, and
-//     the packages atomics, deque, sleep and topology;
+//   - the leaves, which run no task: errors.go, panic.go (PanicError),
+//     histogram.go, threads.go, park.go and its backends, and the packages
+//     atomics, deque, sleep and topology;
 //   - this file;
 //   - the structures' own methods: job.go, injector.go, gate.go, runq.go,
-//     frame.go, refslots.go, scope.go, taskctx.go (contexts and labels),
-//     stats.go, placement.go, options.go;
+//     frame.go, refslots.go, taskctx.go (contexts and labels), stats.go,
+//     metrics.go, placement.go, options.go;
 //   - the worker's loop, read top to bottom in worker.go (run, life, the
-//     idle loop serve, findWork), with the steps it calls: steal.go,
-//     batch.go, offer.go, and the waits inside a task in wait.go, join.go
-//     and scope.go;
+//     idle loop serve, findWork, execute), with the steps it calls:
+//     steal.go, batch.go, offer.go; and the waits inside a task, which
+//     serve while they wait: wait.go (and Block, the hint), join.go and
+//     scope.go;
 //   - the pool's operations: pool.go (workers, completion, drain),
 //     resize.go, follow.go, blocking.go (the monitor), submit.go;
 //   - the ways in: route.go (Runner and the one route of Do, DoContext,
