@@ -42,6 +42,7 @@ func Default() *Pool {
 	if err != nil {
 		panic(fmt.Errorf("blitz: Default: %w", err))
 	}
+	p.isDefault = true
 	defaultPool.Store(p)
 	return p
 }
@@ -63,6 +64,7 @@ func SetDefaultOptions(opts ...Option) error {
 	if err != nil {
 		return err
 	}
+	p.isDefault = true
 	defaultPool.Store(p)
 	return nil
 }

@@ -142,7 +142,7 @@ func (p *Pool) Shutdown(ctx context.Context) error {
 	if ctx == nil {
 		panic("blitz: Pool.Shutdown: nil context")
 	}
-	if p == defaultPool.Load() {
+	if p.isDefault {
 		return ErrDefaultPool
 	}
 	if p.inTask() {

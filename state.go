@@ -57,6 +57,11 @@ import (
 // given a nil *Pool panics with "nil Runner" ("blitz: Do: nil Runner").
 type Pool struct {
 	name string
+	// isDefault marks the program's default pool (default.go), which
+	// Close and Shutdown refuse. Written once, by Default or
+	// SetDefaultOptions before they publish the pool (defaultPool, an
+	// atomic store); read by Shutdown, which is handed the pool after.
+	isDefault bool
 	// workers is every worker the pool ever had, indexed by Worker.index:
 	// an immutable slice replaced by a longer copy when Resize adds workers
 	// (resize.go). Stored under resizeMu by New and Resize, loaded by
