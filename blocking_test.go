@@ -621,3 +621,50 @@ func TestDeadlockLockAcrossACallIntoAnotherPool(t *testing.T) {
 		assert.False(t, got.lockFree, "the lock was free")
 	})
 }
+
+// TestAddStepsDouble checks the plan of an addition's steps
+// (Pool.addForBlocked): addFirstStep first, then steps that double the
+// workers added, k in all, in a number of steps logarithmic in k.
+func TestAddStepsDouble(t *testing.T) {
+	for _, k := range []int{1, addFirstStep - 1, addFirstStep, addFirstStep + 1, 100, DefaultMaxWorkers} {
+		var steps []int
+		for added := 0; added < k; {
+			n := min(addStep(added), k-added)
+			if added > 0 {
+				require.LessOrEqual(t, n, added, "k=%d: a step after the first adds at most what was added before it", k)
+			}
+			steps = append(steps, n)
+			added += n
+		}
+		assert.Equal(t, min(k, addFirstStep), steps[0], "k=%d: the first step", k)
+		want := 1
+		for d := addFirstStep; d < k; d *= 2 {
+			want++
+		}
+		assert.Len(t, steps, want, "k=%d: steps %v", k, steps)
+	}
+}
+
+// TestAddForBlockedStopsWhenNoTaskWaits calls an addition directly, with
+// nothing queued: one for submitted tasks (inRunqs >= 0) stops after its
+// first step, plus the run queues' tasks it was told of, since the
+// injector is empty; one for something else (inRunqs < 0) adds all it was
+// asked for.
+func TestAddForBlockedStopsWhenNoTaskWaits(t *testing.T) {
+	const k = 100
+	for _, c := range []struct {
+		inRunqs, want int
+	}{{0, addFirstStep}, {50, addFirstStep + 50}, {-1, k}} {
+		t.Run(fmt.Sprintf("inRunqs=%d", c.inRunqs), func(t *testing.T) {
+			withPool(t, []Option{WithWorkers(1)}, func(p *Pool) {
+				p.resizeMu.Lock()
+				got := p.addForBlocked(k, c.inRunqs)
+				active := int(p.active.Load())
+				p.resizeMu.Unlock()
+				assert.Equal(t, c.want, got, "workers added")
+				assert.Equal(t, 1+c.want, active, "active workers")
+				assert.Equal(t, uint64(c.want), p.Stats().WorkersAdded)
+			})
+		})
+	}
+}

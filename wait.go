@@ -248,7 +248,7 @@ func (w *Worker) replaceForCall() bool {
 		if active := int(p.active.Load()); active-int(p.blockedNow.Load()) < int(p.size.Load()) {
 			needed = true
 			if !p.stopping.Load() && active < p.monitor.maxActive {
-				added = p.addForBlocked(1)
+				added = p.addForBlocked(1, -1)
 			}
 		}
 		p.resizeMu.Unlock()
