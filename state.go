@@ -33,7 +33,7 @@ package blitz
 //     resize.go, follow.go, blocking.go (the monitor), submit.go;
 //   - the ways in: route.go (Runner and the one route of Do, DoContext,
 //     TryDo and Run, with the calls that run on their caller or queue a
-//     callJob), sub.go, group.go, broadcast.go, future.go, resultgroup.go,
+//     callJob), sub.go, group.go, broadcast.go, future.go, groupresult.go,
 //     joinn.go, expvar.go, default.go, and lifecycle.go (New, Close,
 //     Shutdown), which starts and stops every part.
 
