@@ -87,7 +87,11 @@ func (w *Worker) dest() dest {
 // nil interface, or a nil *Pool, *Sub or *Worker).
 func destOf(r Runner, name string) dest {
 	var d dest
-	if r != nil {
+	switch r := r.(type) {
+	case *Pool:
+		d.p = r // the common case, without the indirect call
+	case nil:
+	default:
 		d = r.dest()
 	}
 	if d.p == nil {
@@ -159,6 +163,16 @@ func call[T any](ctx context.Context, d dest, fn func(*Worker) T, mode callMode,
 			return r, nil
 		}
 	}
+	return enqueueCall(ctx, d, fn, mode, name, cw, l)
+}
+
+// enqueueCall is call's last step: fn goes to a worker as a callJob, queued
+// in the Sub or the pool, and the caller (cw, nil for a plain goroutine, as
+// currentWorker returned it; l its labels) waits for it as mode says. It
+// is a function of its own so that the calls that run at once, above, pay
+// for none of its frame.
+func enqueueCall[T any](ctx context.Context, d dest, fn func(*Worker) T, mode callMode, name string, cw *Worker, l profLabels) (T, error) {
+	var zero T
 	j := &callJob[T]{fn: fn}
 	if mode != callPanics {
 		j.ctx = ctx
