@@ -175,3 +175,33 @@ func TestBroadcastResizeStorm(t *testing.T) {
 		})
 	}
 }
+
+// TestBroadcastNestedStorm repeats the nested case of TestBroadcast (every
+// worker broadcasts from inside its share of a broadcast) on a capped pool
+// of 8 workers. A worker that ran a request whose share waited in
+// blockCall could have a later request's Poke absorbed by that wait, come
+// back to its idle loop already sleepy and park with the request in its
+// box, while the request's caller waited for it for good (serve and
+// waitIsolated now look at the box again after running requests). Under
+// the race detector beside another package's tests the old code hung
+// within seconds; alone it hung rarely, so this repeats the case.
+func TestBroadcastNestedStorm(t *testing.T) {
+	rounds := 1000
+	if testing.Short() {
+		rounds = 100
+	}
+	for _, k := range testParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(8), WithMaxWorkers(8)}, func(p *Pool) {
+				within(t, "nested broadcasts", func() {
+					for range rounds {
+						nested := Broadcast(p, func(w *Worker) []int { return Broadcast(w, index) })
+						for _, r := range nested {
+							require.Equal(t, indexes(8), r)
+						}
+					}
+				})
+			})
+		})
+	}
+}

@@ -134,6 +134,8 @@ func (w *Worker) waitIsolated(l *sleep.CoreLatch, kind waitKind, src isolatedSou
 	for !l.Probe() {
 		if w.requests.pending() {
 			w.runLent((*Worker).runRequests) // off the waiting goroutine: broadcast.go
+			rounds = 0
+			continue // as serve does: a Poke may have been absorbed meanwhile
 		}
 		if r, ok := w.deque.Pop(); ok {
 			w.execute(work{ref: r})

@@ -188,7 +188,13 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 	w.pool.idleCheck()
 	for !l.Probe() {
 		if w.requests.pending() {
+			// Then look at the latch and the box again: a request posted
+			// while these ran may have had its Poke absorbed by a wait
+			// inside them (a nested Broadcast's blockCall), and the idle
+			// state may be sleepy already, so that nothing else would
+			// look before the worker parks.
 			w.runRequests()
+			continue
 		}
 		if wk, ok := w.findWork(); ok {
 			added := w.index >= int(w.pool.size.Load())
