@@ -53,6 +53,9 @@ func TestRouteSubIsARunner(t *testing.T) {
 			calls()
 			handles()
 		})
+		// A Group's or a ResultGroup's Wait returns when its task has
+		// finished, which the Sub counts completed just after.
+		eventually(t, "the Sub's tasks counted completed", func() bool { return s.Stats().Completed == 7 })
 		st := s.Stats()
 		assert.Equal(t, uint64(7), st.Submitted, "from outside: one task of the Sub per call")
 		assert.Equal(t, uint64(7), st.Completed)
