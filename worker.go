@@ -22,9 +22,12 @@ package blitz
 //     second half (frame.go), a scope's task (scope.go) or a submitted task
 //     (runTask), each under its context record and labels (taskctx.go).
 //
-// Features reach the loop through the worker's state (state.go) and two
-// seams: the requests mailbox (Broadcast posts a function that the idle
-// loop runs: runRequests) and the hooks of the pool's options.
+// The loop calls into a few features at fixed points: the monitor's and
+// the follower's wake mark (Pool.woke), the pool's size (refreshAlone,
+// retiring), the placement (pinSelf) and the offer of lazy join halves
+// (nudgeAsker). Others reach it through the worker's state (state.go) and
+// two seams: the requests mailbox (Broadcast posts a function that the
+// idle loop runs: runRequests) and the hooks of the pool's options.
 
 import (
 	"fmt"
