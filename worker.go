@@ -202,7 +202,7 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 		if wk, ok := w.findWork(); ok {
 			added := w.index >= int(w.pool.size.Load())
 			if added && !wk.stolen {
-				s.WorkFoundAlone() // an added worker: see below
+				s.WorkFoundAlone(w.pool.hasInjectedJobs) // an added worker: see below
 			} else {
 				s.WorkFound()
 			}
@@ -242,13 +242,15 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				// sleepy before it searches, so that one search, not
 				// three, separates its task from its sleep: with
 				// thousands of workers a search is dozens of cache
-				// misses, and three counter updates cost less. Nor
-				// does it wake others when it takes a submitted task
-				// from the injector (WorkFoundAlone): that task was
-				// posted with a wake of its own, and two more per task
-				// set thousands of sleepers searching for nothing. A
-				// job it stole wakes them as usual: the queue it came
-				// from, a blocked worker's, may hold more.
+				// misses, and three counter updates cost less. When it
+				// takes a submitted task from the injector it wakes
+				// one sleeper, and only while more tasks wait there
+				// (WorkFoundAlone): each task was posted with a wake of
+				// its own unless the poster counted on an idle worker,
+				// and two wakes per task set thousands of sleepers
+				// searching for nothing. A job it stole wakes two as
+				// usual: the queue it came from, a blocked worker's,
+				// may hold more.
 				s.SleepyNow(&idle)
 			} else if w.handedOff != handoffNone && !w.shared {
 				rounds := handoffRounds

@@ -452,14 +452,28 @@ func (s *Sleep) WorkFound() {
 	s.wakeAnyThreads(s.counters.subInactiveThread())
 }
 
-// WorkFoundAlone is WorkFound without the wakes: for a worker whose job
-// was posted with its own wake (a submitted task wakes a sleeper as it is
-// posted, NewInjectedJobs) in a pool whose sleepers are many, where waking
-// two more for every job found sets off a cascade of searches that find
-// nothing. The wakes of WorkFound are rayon's heuristic for a fork-join
-// that ramps up, not part of the protocol: no job waits on them.
-func (s *Sleep) WorkFoundAlone() {
-	s.counters.subInactiveThread()
+// WorkFoundAlone is WorkFound with one wake instead of two, and only while
+// the shared queue still holds a job (more, the same check as NoWorkFound's
+// hasInjectedJobs): for a worker whose job was submitted (a submitted task
+// wakes a sleeper as it is posted, NewInjectedJobsLazy) in a pool whose
+// sleepers are many, where waking two more for every job found sets off a
+// cascade of searches that find nothing.
+//
+// The one wake is not a heuristic. A poster that found this worker awake
+// but idle (P4) woke nobody, counting on it to take the job; if it took an
+// earlier one instead, that job waits for nobody but a sleeper. The poster's
+// push precedes its P3, which read this worker as inactive, so P3 precedes
+// the subtraction here in the counters word's order, and more, called after
+// it, sees the push. Without the wake, two one-worker pools whose tasks
+// submitted to each other's full queues stalled in one run in a few
+// hundred: every worker but a sleeper blocked, a task queued, nobody awake
+// to take it (TestBoundedPoolsSubmittingToEachOther). Go's scheduler has the
+// same rule: a spinning M that found work wakes one more spinner
+// (resetspinning).
+func (s *Sleep) WorkFoundAlone(more func() bool) {
+	if s.counters.subInactiveThread() > 0 && more() {
+		s.wakeAnyThreads(1)
+	}
 }
 
 // NoWorkFound is called by an idle worker after a search failed. It yields

@@ -435,16 +435,22 @@ func TestShortenRounds(t *testing.T) {
 	}
 }
 
-// TestWorkFoundAloneWakesNobody: WorkFoundAlone leaves the inactive count
-// as WorkFound does, and wakes no sleeper.
-func TestWorkFoundAloneWakesNobody(t *testing.T) {
+// TestWorkFoundAloneWakesOneForMore: WorkFoundAlone leaves the inactive
+// count as WorkFound does; it wakes no sleeper while the shared queue is
+// empty, and one (not WorkFound's two) while it holds a job.
+func TestWorkFoundAloneWakesOneForMore(t *testing.T) {
 	s, cps := newTestSleep(t, 4, 3, 1)
-	s.WorkFoundAlone()
+	s.WorkFoundAlone(func() bool { return false })
 	if got := totalUnparks(cps); got != 0 {
-		t.Fatalf("WorkFoundAlone woke %d", got)
+		t.Fatalf("WorkFoundAlone with nothing queued woke %d", got)
 	}
 	if w := s.counters.load(); w.inactiveThreads() != 3 || w.sleepingThreads() != 3 {
 		t.Fatalf("inactive %d sleeping %d, want 3 and 3", w.inactiveThreads(), w.sleepingThreads())
+	}
+	s.counters.addInactiveThread()
+	s.WorkFoundAlone(func() bool { return true })
+	if got := totalUnparks(cps); got != 1 {
+		t.Fatalf("WorkFoundAlone with a job queued woke %d, want 1", got)
 	}
 }
 
