@@ -354,6 +354,16 @@ func (p *Pool) monitorTick() {
 	if missing := int(p.size.Load()) - (active - inCall); blocked <= 0 && inCall > 0 && submitted > 0 && stalled && missing > 0 {
 		blocked, want, inRunqs = missing, missing, -1
 	}
+	// Submitted tasks that stall while no worker is busy and some sleep:
+	// every wake the protocol owes them was sent (Sleep.WorkFoundAlone
+	// names the one that was not, once), so this should not happen; if a
+	// wake is lost all the same, a sleeper is woken here, and the task
+	// waits a tick instead of forever. Nobody is added: the sleeper is
+	// the worker the pool lacks.
+	if blocked <= 0 && busy.all == 0 && submitted > 0 && stalled && p.sleep.Sleeping() > 0 {
+		m.stallWakes++
+		p.sleep.NewInternalJobs(1, false)
+	}
 	added := 0
 	if blocked > 0 {
 		m.blockedSeen.Add(uint64(blocked))

@@ -668,3 +668,29 @@ func TestAddForBlockedStopsWhenNoTaskWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestMonitorWakesASleeperForAStalledQueue: a submitted task whose wake is
+// lost (here: published into the injector with no post to the sleep
+// protocol, while every worker sleeps) is run all the same: the monitor
+// sees the queue stall with no worker busy and wakes a sleeper. The
+// protocol owes the task a wake (Sleep.WorkFoundAlone names the one it
+// once missed); this is the net under it.
+func TestMonitorWakesASleeperForAStalledQueue(t *testing.T) {
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				eventually(t, "every worker asleep", func() bool { return p.sleep.Sleeping() == 2 })
+				ran := make(chan struct{})
+				pos, b, r := p.inj.tryClaim()
+				require.Equal(t, claimOK, r)
+				p.inj.publish(pos, b, injTask{job: goJob(func(*Worker) { close(ran) })})
+				p.woke() // arms the monitor, as a worker's wake would
+				waitOrDump(t, ran, "the task whose wake was lost")
+				p.resizeMu.Lock()
+				wakes := p.monitor.stallWakes
+				p.resizeMu.Unlock()
+				assert.Positive(t, wakes, "ticks that woke a sleeper for the stalled queue")
+			})
+		})
+	}
+}

@@ -1195,6 +1195,9 @@ type monitor struct {
 	// stuckNamed counts the ticks that named a stuck worker with work
 	// behind it (nameStuck; tests).
 	stuckNamed uint64
+	// stallWakes counts the ticks that woke a sleeper for submitted
+	// tasks that stalled with no worker busy (tests).
+	stallWakes uint64
 	// lastActive is the active count the previous tick saw; workers in
 	// [active, retiringTop) were retired by shrinks since the last tick
 	// that saw every one of them retired (0 for none).
