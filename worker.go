@@ -244,13 +244,13 @@ func (w *Worker) serve(l *sleep.CoreLatch, kind waitKind) {
 				// thousands of workers a search is dozens of cache
 				// misses, and three counter updates cost less. When it
 				// takes a submitted task from the injector it wakes
-				// one sleeper, and only while more tasks wait there
-				// (WorkFoundAlone): each task was posted with a wake of
-				// its own unless the poster counted on an idle worker,
-				// and two wakes per task set thousands of sleepers
-				// searching for nothing. A job it stole wakes two as
-				// usual: the queue it came from, a blocked worker's,
-				// may hold more.
+				// one sleeper at most, as the last idle worker awake
+				// with more tasks waiting (WorkFoundAlone): each task
+				// was posted with a wake of its own unless the poster
+				// counted on the idle workers, and two wakes per task
+				// set thousands of sleepers searching for nothing. A
+				// job it stole wakes two as usual: the queue it came
+				// from, a blocked worker's, may hold more.
 				s.SleepyNow(&idle)
 			} else if w.handedOff != handoffNone && !w.shared {
 				rounds := handoffRounds

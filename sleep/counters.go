@@ -154,8 +154,13 @@ func (c *counters) addInactiveThread() { c.word.Add(oneInactive) }
 // may have found the first of many jobs, so it wakes up to two sleepers, who
 // cascade further if they find work too.
 func (c *counters) subInactiveThread() uint32 {
-	old := counterWord(c.word.Add(^(oneInactive - 1)) + oneInactive) // Add(-oneInactive)
-	return min(old.sleepingThreads(), 2)
+	return min(c.subInactive().sleepingThreads(), 2)
+}
+
+// subInactive marks one idle worker as active again and returns the word
+// it left.
+func (c *counters) subInactive() counterWord {
+	return counterWord(c.word.Add(^(oneInactive - 1))) // Add(-oneInactive)
 }
 
 // borrow takes one sleeping worker off the sleeping and inactive counts at

@@ -452,26 +452,30 @@ func (s *Sleep) WorkFound() {
 	s.wakeAnyThreads(s.counters.subInactiveThread())
 }
 
-// WorkFoundAlone is WorkFound with one wake instead of two, and only while
-// the shared queue still holds a job (more, the same check as NoWorkFound's
-// hasInjectedJobs): for a worker whose job was submitted (a submitted task
-// wakes a sleeper as it is posted, NewInjectedJobsLazy) in a pool whose
-// sleepers are many, where waking two more for every job found sets off a
-// cascade of searches that find nothing.
+// WorkFoundAlone is WorkFound for a worker whose job was submitted (a
+// submitted task wakes a sleeper as it is posted, NewInjectedJobsLazy) in a
+// pool whose sleepers are many, where waking two more for every job found
+// sets off a cascade of searches that find nothing. It wakes one sleeper,
+// and only where the worker was the last one awake and idle and the shared
+// queue still holds a job (more, the same check as NoWorkFound's
+// hasInjectedJobs). Go's scheduler has the same rule: the last spinning M
+// to find work wakes one more (resetspinning).
 //
-// The one wake is not a heuristic. A poster that found this worker awake
-// but idle (P4) woke nobody, counting on it to take the job; if it took an
-// earlier one instead, that job waits for nobody but a sleeper. The poster's
-// push precedes its P3, which read this worker as inactive, so P3 precedes
-// the subtraction here in the counters word's order, and more, called after
-// it, sees the push. Without the wake, two one-worker pools whose tasks
-// submitted to each other's full queues stalled in one run in a few
-// hundred: every worker but a sleeper blocked, a task queued, nobody awake
-// to take it (TestBoundedPoolsSubmittingToEachOther). Go's scheduler has the
-// same rule: a spinning M that found work wakes one more spinner
-// (resetspinning).
+// That wake is owed. A poster that found workers awake but idle (P4) woke
+// nobody, counting on them; each of them leaves idleness by finding work or
+// by sleeping, and a sleeper's final check (S7) sees the poster's job. Of
+// those that find work, the last to leave, if the job is still there, is
+// the one left to wake a sleeper for it: the poster's push precedes its P3,
+// which read these workers as inactive, so P3 precedes the subtraction
+// here in the counters word's order, and more, called after it, sees the
+// push. Without the wake, two one-worker pools whose tasks submitted to
+// each other's full queues stalled in one run in a few hundred: every
+// worker but a sleeper blocked, a task queued, nobody awake to take it
+// (TestBoundedPoolsSubmittingToEachOther). A wake whenever the queue holds
+// more, rather than only from the last idle worker, cost a burst of 10,000
+// blocking tasks a third of its speed.
 func (s *Sleep) WorkFoundAlone(more func() bool) {
-	if s.counters.subInactiveThread() > 0 && more() {
+	if c := s.counters.subInactive(); c.sleepingThreads() > 0 && c.awakeButIdleThreads() == 0 && more() {
 		s.wakeAnyThreads(1)
 	}
 }

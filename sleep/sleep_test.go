@@ -437,20 +437,25 @@ func TestShortenRounds(t *testing.T) {
 
 // TestWorkFoundAloneWakesOneForMore: WorkFoundAlone leaves the inactive
 // count as WorkFound does; it wakes no sleeper while the shared queue is
-// empty, and one (not WorkFound's two) while it holds a job.
+// empty or another worker is awake and idle, and one (not WorkFound's two)
+// when it was the last idle worker and the queue holds a job.
 func TestWorkFoundAloneWakesOneForMore(t *testing.T) {
-	s, cps := newTestSleep(t, 4, 3, 1)
+	s, cps := newTestSleep(t, 4, 2, 2) // workers 2 and 3 awake and idle
 	s.WorkFoundAlone(func() bool { return false })
 	if got := totalUnparks(cps); got != 0 {
 		t.Fatalf("WorkFoundAlone with nothing queued woke %d", got)
 	}
-	if w := s.counters.load(); w.inactiveThreads() != 3 || w.sleepingThreads() != 3 {
-		t.Fatalf("inactive %d sleeping %d, want 3 and 3", w.inactiveThreads(), w.sleepingThreads())
+	if w := s.counters.load(); w.inactiveThreads() != 3 || w.sleepingThreads() != 2 {
+		t.Fatalf("inactive %d sleeping %d, want 3 and 2", w.inactiveThreads(), w.sleepingThreads())
 	}
-	s.counters.addInactiveThread()
+	s.counters.addInactiveThread() // awake and idle again: two of them
 	s.WorkFoundAlone(func() bool { return true })
+	if got := totalUnparks(cps); got != 0 {
+		t.Fatalf("WorkFoundAlone with another worker awake and idle woke %d", got)
+	}
+	s.WorkFoundAlone(func() bool { return true }) // the last idle one
 	if got := totalUnparks(cps); got != 1 {
-		t.Fatalf("WorkFoundAlone with a job queued woke %d, want 1", got)
+		t.Fatalf("the last idle worker's WorkFoundAlone with a job queued woke %d, want 1", got)
 	}
 }
 
