@@ -522,7 +522,19 @@ func TestWithMaxWorkers(t *testing.T) {
 		_, err := New(WithMaxWorkers(n))
 		assert.ErrorContains(t, err, "WithMaxWorkers", "WithMaxWorkers(%d)", n)
 	}
-	withPool(t, []Option{WithWorkers(1), WithMaxWorkers(1)}, func(p *Pool) {
+	// The ticks are waited for on a channel the monitor's hook signals,
+	// not polled: a polling goroutine is runnable at many ticks, and the
+	// monitor, reading the scheduler's counts, takes it for the busy
+	// worker running (at GOMAXPROCS 1 in CI's race sweep it saw no
+	// blocked worker for a minute).
+	ticked := make(chan struct{}, 1)
+	hook := func() {
+		select {
+		case ticked <- struct{}{}:
+		default:
+		}
+	}
+	withPool(t, []Option{WithWorkers(1), WithMaxWorkers(1), withMonitorHook(defaultRetireAfter, hook)}, func(p *Pool) {
 		g := newGate()
 		defer g.open()
 		g.occupy(t, p, 1)
@@ -531,7 +543,14 @@ func TestWithMaxWorkers(t *testing.T) {
 		// Wait for the monitor to look several times at the blocked
 		// worker and the queued task.
 		start := p.monitor.blockedSeen.Load()
-		eventually(t, "the monitor seeing the blocked worker", func() bool { return p.monitor.blockedSeen.Load() >= start+2 })
+		deadline := time.After(watchdogTimeout)
+		for p.monitor.blockedSeen.Load() < start+2 {
+			select {
+			case <-ticked:
+			case <-deadline:
+				t.Fatalf("the monitor seeing the blocked worker: %d ticks saw it after %v\n%s", p.monitor.blockedSeen.Load()-start, watchdogTimeout, dumpAll())
+			}
+		}
 		assert.Zero(t, ran.Load(), "the queued task ran on an added worker")
 		assert.Zero(t, p.Stats().WorkersAdded)
 		g.open()
