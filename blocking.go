@@ -106,8 +106,9 @@ import (
 // half still runs on its thief.
 // With Go older than 1.26 the scheduler counts are missing: a worker is then
 // taken as blocked once it has been stuck for monitorStuckTicks ticks while
-// submitted tasks wait (a long CPU-bound task then gets company), and forked
-// jobs waiting add nobody.
+// submitted tasks wait (a long CPU-bound task then gets company), or while
+// forked jobs wait and every worker is in a job (a fork-join whose leaves
+// run that long gets company too).
 //
 // Block (the hint, wait.go) adds a worker at once, before the call blocks,
 // when no worker sleeps and fewer workers than the pool's size are left
@@ -166,7 +167,7 @@ func (p *Pool) initMonitor(c *config, n int) {
 		s[i].Name = name
 	}
 	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 && s[2].Value.Kind() == metrics.KindUint64 {
+	if !c.noSchedCounts && s[0].Value.Kind() == metrics.KindUint64 && s[1].Value.Kind() == metrics.KindUint64 && s[2].Value.Kind() == metrics.KindUint64 {
 		m.sched = s
 	}
 	m.timer = time.AfterFunc(time.Hour, p.monitorTick)
@@ -333,6 +334,16 @@ func (p *Pool) monitorTick() {
 		if gc := m.sched[2].Value.Uint64(); gc != m.lastGC {
 			m.lastGC, blocked = gc, 0
 		}
+	case forked && long.forking > 0 && m.sched == nil && idle == 0:
+		// Without the scheduler's counts, forked jobs wait behind stuck
+		// workers and no worker is free to steal them: every worker
+		// of the pool is in a job, some stuck for monitorStuckTicks
+		// ticks. Two tasks that each spawned into a scope and then
+		// waited on a channel the spawn closes left a pool of two
+		// with both asleep in their waits for good (Go 1.24, CI's
+		// short run of TestGroupWaitFromStolenWork). A fork-join whose
+		// CPU-bound leaves run that long gets company.
+		blocked, want, confirm = long.forking, long.forking, monitorStuckTicks
 	}
 	suspect := false
 	if blocked <= 0 {

@@ -713,3 +713,41 @@ func TestMonitorWakesASleeperForAStalledQueue(t *testing.T) {
 		})
 	}
 }
+
+// TestForkedJobsBehindEveryWorkerWithoutSchedCounts: where the scheduler's
+// counts are missing (Go before 1.26), two tasks on a pool of two that each
+// spawn into a scope and then wait on a channel their spawn closes still
+// finish: every worker is in a job with a forked job behind it, and the
+// monitor adds a worker that steals them. Two barriers hold both tasks,
+// from before they spawn until both have, so neither worker is free to
+// steal the other's spawn.
+func TestForkedJobsBehindEveryWorkerWithoutSchedCounts(t *testing.T) {
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2), withoutSchedCounts()}, func(p *Pool) {
+				require.Nil(t, p.monitor.sched)
+				var running, spawned sync.WaitGroup
+				running.Add(2)
+				spawned.Add(2)
+				var wg sync.WaitGroup
+				wg.Add(2)
+				for range 2 {
+					require.NoError(t, p.Go(func(w *Worker) {
+						defer wg.Done()
+						running.Done()
+						running.Wait() // both workers in a task: nobody steals
+						started := make(chan struct{})
+						w.Scope(func(s *Scope) {
+							s.Spawn(func(*Worker, *Scope) { close(started) })
+							spawned.Done()
+							spawned.Wait()
+							<-started
+						})
+					}))
+				}
+				within(t, "the tasks waiting on their spawns", wg.Wait)
+				assert.Positive(t, p.Stats().WorkersAdded, "workers added")
+			})
+		})
+	}
+}

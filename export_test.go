@@ -15,6 +15,12 @@ func withMonitorHook(retireAfter time.Duration, f func()) Option {
 	return func(c *config) { c.retireAfter, c.monitorHook = retireAfter, f }
 }
 
+// withoutSchedCounts makes the monitor read no scheduler counts, as with Go
+// before 1.26.
+func withoutSchedCounts() Option {
+	return func(c *config) { c.noSchedCounts = true }
+}
+
 // tickFollower runs one tick of p's GOMAXPROCS follower on the calling
 // goroutine, as its timer would (follow.go).
 func (p *Pool) tickFollower() { p.followTick() }

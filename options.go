@@ -15,26 +15,27 @@ type Option func(*config)
 
 // config collects the options before New validates them.
 type config struct {
-	workers      int // 0: GOMAXPROCS at construction
-	parking      Parking
-	spinRounds   int
-	panicHandler func(v any, stack []byte)
-	name         string
-	stealTiers   [][][]int
-	place        placementConfig // WithPlacement, WithCPUs (placement.go)
-	capacity     int             // WithCapacity; 0: unbounded
-	sampleEvery  int             // WithLatencySampling; 0: the default
-	yield        func()          // tests only: replaces the backend's idle-round yield
-	follow       bool            // no WithWorkers: the pool follows GOMAXPROCS (follow.go)
-	followHook   func(size int)  // tests only: the follower's tick hook
-	followPeriod time.Duration   // tests only: the follower's period; 0: followPeriod
-	workerStart  func(id int)    // WithWorkerStart
-	workerExit   func(id int)    // WithWorkerExit
-	noCallerRuns bool            // WithCallerRuns(false)
-	maxWorkers   int             // WithMaxWorkers; 0: DefaultMaxWorkers
-	retireAfter  time.Duration   // tests only: the monitor's retireAfter; 0: the default
-	monitorHook  func()          // tests only: the monitor's tick hook
-	errs         []error
+	workers       int // 0: GOMAXPROCS at construction
+	parking       Parking
+	spinRounds    int
+	panicHandler  func(v any, stack []byte)
+	name          string
+	stealTiers    [][][]int
+	place         placementConfig // WithPlacement, WithCPUs (placement.go)
+	capacity      int             // WithCapacity; 0: unbounded
+	sampleEvery   int             // WithLatencySampling; 0: the default
+	yield         func()          // tests only: replaces the backend's idle-round yield
+	follow        bool            // no WithWorkers: the pool follows GOMAXPROCS (follow.go)
+	followHook    func(size int)  // tests only: the follower's tick hook
+	followPeriod  time.Duration   // tests only: the follower's period; 0: followPeriod
+	workerStart   func(id int)    // WithWorkerStart
+	workerExit    func(id int)    // WithWorkerExit
+	noCallerRuns  bool            // WithCallerRuns(false)
+	maxWorkers    int             // WithMaxWorkers; 0: DefaultMaxWorkers
+	retireAfter   time.Duration   // tests only: the monitor's retireAfter; 0: the default
+	monitorHook   func()          // tests only: the monitor's tick hook
+	noSchedCounts bool            // tests only: the monitor reads no scheduler counts, as before Go 1.26
+	errs          []error
 }
 
 func (c *config) fail(format string, args ...any) {
