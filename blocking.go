@@ -340,9 +340,9 @@ func (p *Pool) monitorTick() {
 		// of the pool is in a job, some stuck for monitorStuckTicks
 		// ticks. Two tasks that each spawned into a scope and then
 		// waited on a channel the spawn closes left a pool of two
-		// with both asleep in their waits for good (Go 1.24, CI's
-		// short run of TestGroupWaitFromStolenWork). A fork-join whose
-		// CPU-bound leaves run that long gets company.
+		// with both workers blocked in those receives for good (Go
+		// 1.24, CI's short run of TestGroupWaitFromStolenWork). A
+		// fork-join whose CPU-bound leaves run that long gets company.
 		blocked, want, confirm = long.forking, long.forking, monitorStuckTicks
 	}
 	suspect := false
@@ -366,11 +366,11 @@ func (p *Pool) monitorTick() {
 		blocked, want, inRunqs = missing, missing, -1
 	}
 	// Submitted tasks that stall while no worker is busy and some sleep:
-	// every wake the protocol owes them was sent (Sleep.WorkFoundAlone
-	// names the one that was not, once), so this should not happen; if a
-	// wake is lost all the same, a sleeper is woken here, and the task
-	// waits a tick instead of forever. Nobody is added: the sleeper is
-	// the worker the pool lacks.
+	// the sleep protocol owes them a wake (Sleep.WorkFoundAlone says
+	// which one it once missed), so this should not happen. If a wake is
+	// lost all the same, a sleeper is woken here (as nameStuck does), and
+	// the task waits a tick instead of forever. Nobody is added: the
+	// sleeper is the worker the pool lacks.
 	if blocked <= 0 && busy.all == 0 && submitted > 0 && stalled && p.sleep.Sleeping() > 0 {
 		m.stallWakes++
 		p.sleep.NewInternalJobs(1, false)
