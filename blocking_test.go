@@ -714,6 +714,40 @@ func TestMonitorWakesASleeperForAStalledQueue(t *testing.T) {
 	}
 }
 
+// TestIdleWorkersSleepPastAnUnwrittenClaim: a producer that claimed a
+// position in the injector and has not written it yet (a goroutine
+// descheduled between the two) does not keep the idle workers awake. Their
+// final check before they park asks for a task they could take, not for a
+// claim: counting it, every idle worker came back from each sleep attempt
+// to a search that found nothing, and a submitter starved of a CPU by
+// thousands of such workers held a burst of 10,000 tasks for over a minute.
+// The workers are woken with the claim in place, and must all park again;
+// then the producer writes its task and wakes one, as submit does.
+func TestIdleWorkersSleepPastAnUnwrittenClaim(t *testing.T) {
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(2)}, func(p *Pool) {
+				eventually(t, "every worker asleep", func() bool { return p.sleep.Sleeping() == 2 })
+				pos, b, r := p.inj.tryClaim()
+				require.Equal(t, claimOK, r)
+				ran := make(chan struct{})
+				publish := sync.OnceFunc(func() {
+					p.inj.publish(pos, b, injTask{job: goJob(func(*Worker) { close(ran) })})
+					p.sleep.NewInjectedJobsLazy(1, p.queueWasEmpty)
+				})
+				defer publish() // on a failure too: Close drains the claim
+				before := p.Stats().Sleeps
+				p.sleep.NewInternalJobs(2, false) // wakes both: they search, and find the claim
+				eventually(t, "both workers parked again past the claim", func() bool {
+					return p.Stats().Sleeps >= before+2 && p.sleep.Sleeping() == 2
+				})
+				publish()
+				waitOrDump(t, ran, "the task written after the workers slept")
+			})
+		})
+	}
+}
+
 // TestForkedJobsBehindEveryWorkerWithoutSchedCounts: where the scheduler's
 // counts are missing (Go before 1.26), two tasks on a pool of two that each
 // spawn into a scope and then wait on a channel their spawn closes still

@@ -59,13 +59,16 @@ func TestInjectorFIFOAcrossRingsAndClose(t *testing.T) {
 		t.Fatalf("len %d accepted %d, want %d", q.len(), q.accepted(), n)
 	}
 	for i := 0; i < n; i++ {
+		if !q.ready() { // at a sealed ring's end too: ready moves on
+			t.Fatalf("not ready before pop %d", i)
+		}
 		j, _, ok := popJob(&q)
 		if !ok || j.(seqJob).n != i {
 			t.Fatalf("pop %d: %v %v", i, j, ok)
 		}
 	}
-	if _, _, ok := popJob(&q); ok || q.len() != 0 {
-		t.Fatal("pop from an empty injector succeeded")
+	if _, _, ok := popJob(&q); ok || q.len() != 0 || q.ready() {
+		t.Fatal("pop from an empty injector succeeded, or it reads ready")
 	}
 	if got := q.close(); got != n {
 		t.Errorf("close reported %d accepted, want %d", got, n)
@@ -206,7 +209,13 @@ func TestInjectorUnwrittenSlotReadsEmpty(t *testing.T) {
 	if q.len() != 2 {
 		t.Errorf("len %d, want 2 (claims count)", q.len())
 	}
+	if q.ready() {
+		t.Error("ready with the oldest slot unwritten: pop would find nothing")
+	}
 	q.publish(pos, b, injTask{job: seqJob{0}, enq: 5})
+	if !q.ready() {
+		t.Error("not ready with the oldest slot written")
+	}
 	for want := 0; want < 2; want++ {
 		j, enq, ok := popJob(&q)
 		if !ok || j.(seqJob).n != want {
@@ -215,6 +224,9 @@ func TestInjectorUnwrittenSlotReadsEmpty(t *testing.T) {
 		if want == 0 && enq != 5 {
 			t.Errorf("enq %d, want 5", enq)
 		}
+	}
+	if q.ready() {
+		t.Error("ready on an empty queue")
 	}
 }
 

@@ -58,7 +58,7 @@ func New(opts ...Option) (*Pool, error) {
 	p.setProcs(runtime.GOMAXPROCS(0))
 	p.epoch = time.Now()
 	p.sampleMask = sampleMaskOf(c.sampleEvery)
-	p.hasInjectedJobs = func() bool { return p.inj.len() > 0 }
+	p.hasInjectedJobs = p.inj.ready
 	p.queueWasEmpty = func() bool { return p.inj.len() <= 1 }
 	parkers := make([]sleep.Parker, n)
 	ws := make([]*Worker, n)

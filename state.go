@@ -77,8 +77,9 @@ type Pool struct {
 	backend      backend
 	panicHandler func(v any, stack []byte)
 
-	// hasInjectedJobs is the injector's emptiness check as a func value,
-	// made once (a method value made per call would allocate).
+	// hasInjectedJobs is the injector's check for a task a worker could
+	// take now (injector.ready) as a func value, made once (a method value
+	// made per call would allocate).
 	hasInjectedJobs func() bool
 	// queueWasEmpty answers sleep.NewInjectedJobsLazy after a submit: at
 	// most the task just published is queued. Made once, like
