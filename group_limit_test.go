@@ -315,3 +315,83 @@ func TestGroupSetLimitStorm(t *testing.T) {
 		assert.Equal(t, accepted.Load(), ran.Load())
 	})
 }
+
+// TestGroupLimitSetWhileUnlimitedTasksFinish: a group's tasks finish
+// without its lock while it has no limit (Group.release), and SetLimit may
+// set one meanwhile. A storm of Go from three goroutines, some tasks going
+// again from inside, while a fourth sets limits of 0, 1 and the worker
+// count over tasks in flight: each time it lifts the limit, starts a task
+// that holds until the new limit is set, and sets it. Every task runs once,
+// Wait returns (a task left waiting at the gate by a release that missed
+// the new limit would hang it), and the gate's count of slots taken ends
+// at 0.
+func TestGroupLimitSetWhileUnlimitedTasksFinish(t *testing.T) {
+	eachServer(t, []int{1, 2, 4}, nil, func(t *testing.T, p *Pool, workers int) {
+		each := 300
+		if testing.Short() {
+			each = 60
+		}
+		g, _ := NewGroup(context.Background(), p)
+		var ran, accepted, overInFlight atomic.Int64
+		body := func(*Worker) error { ran.Add(1); return nil }
+		within(t, "storm", func() {
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for j := range each {
+						if j%7 == 0 {
+							accepted.Add(2)
+							g.Go(func(w *Worker) error { g.Go(body); return body(w) })
+						} else {
+							accepted.Add(1)
+							g.Go(body)
+						}
+					}
+				}()
+			}
+			stop := make(chan struct{})
+			var tw sync.WaitGroup
+			tw.Add(1)
+			go func() {
+				defer tw.Done()
+				limits := []int{0, 1, workers}
+				for n := 0; ; n++ {
+					if n >= 6 {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+					}
+					g.SetLimit(-1)
+					started, hold := make(chan struct{}), make(chan struct{})
+					accepted.Add(1)
+					g.Go(func(w *Worker) error { close(started); <-hold; return body(w) })
+					<-started
+					if g.pending.Load() > 0 { // the holder at least
+						overInFlight.Add(1)
+					}
+					g.SetLimit(limits[n%len(limits)])
+					close(hold)
+				}
+			}()
+			wg.Wait()
+			close(stop)
+			tw.Wait()
+			// A limit to the end: the tasks still at the gate are let in
+			// by releases alone.
+			g.SetLimit(workers)
+			require.NoError(t, g.Wait())
+		})
+		assert.Equal(t, accepted.Load(), ran.Load(), "tasks run")
+		g.mu.Lock()
+		g.syncGate()
+		active, queued := g.gate.active, g.gate.queued
+		g.mu.Unlock()
+		assert.Zero(t, active, "slots taken after Wait")
+		assert.Zero(t, queued, "tasks waiting at the gate after Wait")
+		assert.GreaterOrEqual(t, overInFlight.Load(), int64(6), "limits set over tasks in flight")
+	})
+}
