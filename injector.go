@@ -325,9 +325,10 @@ func (q *injector) taken() uint64 { return q.headRing.Load().head.Load() }
 
 // ready reports whether pop would find a task now: the oldest position is
 // written. Unlike len it does not count a claim whose slot is not written
-// yet: that producer publishes, then reads the sleep counters (its fence
-// F1) and wakes a sleeper for its task, so a worker about to sleep may
-// leave it to the producer. This is the idle workers' final check
+// yet: that producer publishes, then reads the sleep counters and wakes a
+// sleeper for its task, so a worker about to sleep may leave it to the
+// producer. The fence F1 between the publish and that read is what makes
+// this check sound (sleep/model: NO_F1 fails with it, and passed with len). This is the idle workers' final check
 // (Pool.hasInjectedJobs): counted, such a claim kept every idle worker of
 // a pool searching instead of sleeping, each returning from its sleep
 // attempt to a pop that found nothing, for as long as the producer's

@@ -163,11 +163,13 @@ import (
 // a sequentially consistent mode and in an x86-TSO mode with store buffers,
 // with a mutant per fence, barrier and handshake that must fail
 // (model/README.md gives the table). The TSO mode found that, on amd64, the
-// pop's fence O1 and StartLooking's barrier are needed while F1, F2 and the
-// thief's fence are not: F1 because submit claims its position with a CAS of
-// the tail that the final check S7 reads, which already orders the two sides
-// as the argument above needs; F2 because S5 is itself a locked CAS. They
-// stay, cheap and needed where loads reorder. The stress tests
+// pop's fence O1, StartLooking's barrier and F1 are needed while F2 and the
+// thief's fence are not. F1 orders the publish (a plain store) before P3's
+// load of the counters, which the final check S7 relies on: it looks at the
+// published slot where pop looks, not at the tail a claim moves (a claim
+// not yet written is a job nobody can take). F2 is redundant because S5 is
+// itself a locked CAS. F2 and the thief's fence stay, cheap and needed
+// where loads reorder. The stress tests
 // (stress_test.go) run real goroutines over a blocking, a spinning and a
 // spuriously returning Parker, past a JEC wrap-around, and stop pools while
 // workers fall asleep; the root package's TestBackendsRunSleepProtocol runs
@@ -485,10 +487,12 @@ func (s *Sleep) WorkFoundAlone(more func() bool) {
 // more, and then puts it to sleep until it is woken, its latch is Set, or it
 // notices new work. It returns when the worker should search again.
 // hasInjectedJobs reports whether the shared queue (the one
-// NewInjectedJobsLazy announces) holds a job; Sleep calls it as the last
-// check before the worker parks, under the worker's sleep lock, so it must
-// not block, and in particular must not wait for anything a poster holds
-// while it calls NewInjectedJobsLazy.
+// NewInjectedJobsLazy announces) holds a job a worker could take now (a
+// position claimed and not yet written is none: its poster announces it
+// after writing it). Sleep calls it as the last check before the worker
+// parks, under the worker's sleep lock, so it must not block, and in
+// particular must not wait for anything a poster holds while it calls
+// NewInjectedJobsLazy.
 func (s *Sleep) NoWorkFound(idle *IdleState, latch *CoreLatch, hasInjectedJobs func() bool) {
 	// hasInjectedJobs is the final check S7, called after fence F2.
 	switch {

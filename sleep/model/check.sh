@@ -99,10 +99,10 @@ check "tso: isolation, a later task's job"        pass large "${T[@]}" -DS_ISO -
 check "tso: isolated sleepers nudged (sleep.Nudge)" pass small "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DNUDGE
 
 # x86-TSO: each fence and full barrier removed.
-check "tso mutant NO_F1 (redundant)"              pass large "${T[@]}" "${S[@]}" -DNO_F1
+check "tso mutant NO_F1"                          fail small "${T[@]}" "${S[@]}" -DNO_F1
 check "tso mutant NO_F2 (redundant)"              pass large "${T[@]}" "${S[@]}" -DNO_F2
-check "tso variant FINAL_READY"                   pass large "${T[@]}" "${S[@]}" -DFINAL_READY
-check "tso mutant FINAL_READY+NO_F1"              fail small "${T[@]}" "${S[@]}" -DFINAL_READY -DNO_F1
+check "tso variant FINAL_TAIL"                    pass large "${T[@]}" "${S[@]}" -DFINAL_TAIL
+check "tso mutant FINAL_TAIL+NO_F1 (redundant)"   pass large "${T[@]}" "${S[@]}" -DFINAL_TAIL -DNO_F1
 check "tso mutant NO_FINAL_CHECK (F1 covers)"     pass large "${T[@]}" "${S[@]}" -DNO_FINAL_CHECK
 check "tso mutant NO_FINAL_CHECK+NO_F1"           fail small "${T[@]}" "${S[@]}" -DNO_FINAL_CHECK -DNO_F1
 check "tso mutant NO_SL_BARRIER"                  fail small "${T[@]}" "${P[@]}" -DNO_SL_BARRIER
@@ -152,8 +152,8 @@ if [ "$big" = 1 ]; then
 	F=(-DNS=2)                  # two concurrent submitters, two workers
 	check "big sc: 2 submitters, 2 workers"       pass large "${F[@]}"
 	check "big tso: 2 submitters, 2 workers"      pass large "${T[@]}" "${F[@]}"
-	check "big tso mutant NO_F1, 2x2"             pass large "${T[@]}" "${F[@]}" -DNO_F1
-	check "big tso mutant FINAL_READY+NO_F1, 2x2" fail large "${T[@]}" "${F[@]}" -DFINAL_READY -DNO_F1
+	check "big tso mutant FINAL_TAIL+NO_F1, 2x2"  pass large "${T[@]}" "${F[@]}" -DFINAL_TAIL -DNO_F1
+	check "big tso mutant NO_F1, 2x2"             fail large "${T[@]}" "${F[@]}" -DNO_F1
 	check "big tso: join with a submitter"        pass large "${T[@]}" -DNS=1 -DINTERNAL
 	check "big tso: join chain, leapfrogging"     pass large "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ
 	check "big tso: 3 workers, 2 queued tasks"    pass large "${T[@]}" -DW=3 "${P[@]}"
@@ -165,8 +165,8 @@ if [ "$big" = 1 ]; then
 	check "big sc: spurious Park returns"         pass large "${S[@]}" -DSPURIOUS
 	check "big tso: spurious returns, isolated waits" pass large "${T[@]}" -DS_CHAIN -DNS=1 -DPREQ -DSPURIOUS
 	check "big sc mutant NO_O1 (SC hides it)"     pass large -DS_TWO -DNS=1 -DPREQ -DNO_O1
-	check "big sc mutant FINAL_READY+NO_F1 (SC hides it)" pass large "${S[@]}" -DFINAL_READY -DNO_F1
-	check "big tso mutant NO_F1, 3 submitters"    pass large "${T[@]}" -DW=1 -DNS=3 -DNO_F1
+	check "big sc mutant NO_F1 (SC hides it)"     pass large "${S[@]}" -DNO_F1
+	check "big tso mutant FINAL_TAIL+NO_F1, 3 submitters" pass large "${T[@]}" -DW=1 -DNS=3 -DFINAL_TAIL -DNO_F1
 fi
 
 spin -V

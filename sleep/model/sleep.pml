@@ -658,6 +658,15 @@ inline setFrameLatch(f, owner, old, ok) {
  * injector's pop (load head, the slot's ready flag, CAS head: one step, the
  * CAS needing the buffer empty). */
 #define AVAIL (head < tail && LOADV(me, A_READY(head)))
+/* hasInjectedJobs, the final check of S7 and of Return: inj.ready, the
+ * ready flag at head, where pop looks (a position claimed and not yet
+ * written counts as empty). FINAL_TAIL is the variant the code had before,
+ * inj.len() > 0, which counts such a claim (loads of tail and head). */
+#ifdef FINAL_TAIL
+#define HAS_JOBS (head < tail)
+#else
+#define HAS_JOBS (head < NPOS && LOADV(me, A_READY(head)))
+#endif
 #define POP if :: AVAIL -> j = rootj[head]; head++; got = 1; how = RK_TASK; vict = 0 :: else fi
 #define PROBE (latch[LT(me)] == SET)
 
@@ -831,14 +840,14 @@ idle:
 	};
 	if :: changed -> changed = 0; ok = 0; goto idle :: else fi;
 	/* S6: fence F2 (the guard); S7: the final injector check,
-	 * hasInjectedJobs = inj.len() > 0, its loads of tail and head in one
-	 * step (a claim between them comes after S5: its poster sees this
-	 * sleeper; a pop between them only takes the job); then either
+	 * hasInjectedJobs (HAS_JOBS), its loads in one step (a publish
+	 * between them comes after S5: its poster sees this sleeper; a pop
+	 * between them only takes the job); then either
 	 * subSleepingThread (LOCK XADD), Unlock and wakeUp, or S8: isBlocked =
 	 * true and Unlock. The lock holder's accesses go with the load. */
 #ifdef NO_HANDSHAKE
 	/* the mutant's sleeper takes the lock only to set isBlocked */
-	d_step { F2G(me) -> ok = (head < tail) };
+	d_step { F2G(me) -> ok = HAS_JOBS };
 	if
 	:: ok -> d_step { DRAINED(me) -> assert(sleeping > 0); sleeping--;
 			if :: latch[LT(me)] == SLEEPING -> latch[LT(me)] = UNSET :: else fi }
@@ -849,11 +858,8 @@ idle:
 		F2G(me) && DRAINED(me) ->
 #if defined(NO_FINAL_CHECK)
 		ok = 0;
-#elif defined(FINAL_READY)
-		/* the variant that looks where pop looks: the ready flag at head */
-		ok = (head < NPOS && LOADV(me, A_READY(head)));
 #else
-		ok = (head < tail);
+		ok = HAS_JOBS;
 #endif
 		if
 		:: ok ->
@@ -1187,7 +1193,7 @@ end_borrow:
 	:: !wk ->
 		/* F2' (the guard; the borrower makes no plain store, so its
 		 * buffer is always empty: F2' cannot be removed here, README),
-		 * then hasInjectedJobs (tail and head: one step, as S7), then
+		 * then hasInjectedJobs (HAS_JOBS: one step, as S7), then
 		 * subSleepingThread (LOCK XADD) and Unlock, or isBlocked = true
 		 * (latch = home) and Unlock */
 		d_step {
@@ -1195,7 +1201,7 @@ end_borrow:
 #ifdef NO_RETURN_CHECK
 			wk = 0;
 #else
-			wk = (head < tail);
+			wk = HAS_JOBS;
 #endif
 			if
 			:: wk -> R_RETURN_JOB(1); assert(sleeping > 0); sleeping--
