@@ -274,22 +274,7 @@ func TestGroupSetLimitStorm(t *testing.T) {
 		var ran, accepted atomic.Int64
 		body := func(*Worker) error { gauge.enter(); ran.Add(1); gauge.leave(); return nil }
 		within(t, "storm", func() {
-			var wg sync.WaitGroup
-			for range 3 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for j := range each {
-						if j%5 == 0 {
-							g.Go(func(w *Worker) error { g.Go(body); return body(w) })
-							accepted.Add(2)
-						} else {
-							g.Go(body)
-							accepted.Add(1)
-						}
-					}
-				}()
-			}
+			wg := goStorm(g, each, 5, body, &accepted)
 			stop := make(chan struct{})
 			var tw sync.WaitGroup
 			tw.Add(1)
@@ -335,22 +320,7 @@ func TestGroupLimitSetWhileUnlimitedTasksFinish(t *testing.T) {
 		var ran, accepted, overInFlight atomic.Int64
 		body := func(*Worker) error { ran.Add(1); return nil }
 		within(t, "storm", func() {
-			var wg sync.WaitGroup
-			for range 3 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for j := range each {
-						if j%7 == 0 {
-							accepted.Add(2)
-							g.Go(func(w *Worker) error { g.Go(body); return body(w) })
-						} else {
-							accepted.Add(1)
-							g.Go(body)
-						}
-					}
-				}()
-			}
+			wg := goStorm(g, each, 7, body, &accepted)
 			stop := make(chan struct{})
 			var tw sync.WaitGroup
 			tw.Add(1)
@@ -369,11 +339,9 @@ func TestGroupLimitSetWhileUnlimitedTasksFinish(t *testing.T) {
 					started, hold := make(chan struct{}), make(chan struct{})
 					accepted.Add(1)
 					g.Go(func(w *Worker) error { close(started); <-hold; return body(w) })
-					<-started
-					if g.pending.Load() > 0 { // the holder at least
-						overInFlight.Add(1)
-					}
+					<-started // in flight: the holder at least
 					g.SetLimit(limits[n%len(limits)])
+					overInFlight.Add(1)
 					close(hold)
 				}
 			}()
@@ -394,4 +362,27 @@ func TestGroupLimitSetWhileUnlimitedTasksFinish(t *testing.T) {
 		assert.Zero(t, queued, "tasks waiting at the gate after Wait")
 		assert.GreaterOrEqual(t, overInFlight.Load(), int64(6), "limits set over tasks in flight")
 	})
+}
+
+// goStorm gives g each tasks of body from each of three goroutines, every
+// every-th of them a task that gives g one more before it runs body, and
+// counts them all in accepted. Wait on the result for the three to return.
+func goStorm(g *Group, each, every int, body func(*Worker) error, accepted *atomic.Int64) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range each {
+				if j%every == 0 {
+					accepted.Add(2)
+					g.Go(func(w *Worker) error { g.Go(body); return body(w) })
+				} else {
+					accepted.Add(1)
+					g.Go(body)
+				}
+			}
+		}()
+	}
+	return &wg
 }
