@@ -172,6 +172,9 @@ func (p *Pool) initMonitor(c *config, n int) {
 	}
 	m.timer = time.AfterFunc(time.Hour, p.monitorTick)
 	m.timer.Stop() // disarmed: the first worker that finds work arms it (woke)
+	if c.noMonitor {
+		m.armed.Store(true) // nobody arms it (stopMonitor)
+	}
 }
 
 // woke is called by a worker that woke from a park or found work after it

@@ -21,6 +21,11 @@ func withoutSchedCounts() Option {
 	return func(c *config) { c.noSchedCounts = true }
 }
 
+// withoutMonitor keeps the blocked-worker monitor from ever ticking: no
+// worker is added or retired, and no stall wake or stuck worker's wake
+// moves the sleep counters under a test that counts idle rounds.
+func withoutMonitor() Option { return func(c *config) { c.noMonitor = true } }
+
 // tickFollower runs one tick of p's GOMAXPROCS follower on the calling
 // goroutine, as its timer would (follow.go).
 func (p *Pool) tickFollower() { p.followTick() }

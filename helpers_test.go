@@ -218,6 +218,33 @@ func fill(t *testing.T, p *Pool, capacity int, ran *atomic.Int64) {
 // queued is the pool's queue depth (submitted, not started).
 func queued(p *Pool) int { return p.inj.len() }
 
+// blockedIn reports whether a goroutine is blocked (not running, not
+// runnable) with a frame whose function name contains fn. It tells that a
+// goroutine got past everything it does before it blocks, where nothing
+// announces that: a Do's caller has finished submitting (the sleep
+// protocol's wake decision included) once it waits for its result.
+func blockedIn(fn string) bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		head, frames, _ := strings.Cut(g, "\n")
+		if strings.Contains(head, "[running]") || strings.Contains(head, "[runnable]") {
+			continue
+		}
+		if strings.Contains(frames, fn) {
+			return true
+		}
+	}
+	return false
+}
+
 // eventually polls cond until it holds, failing the test with a goroutine
 // dump after watchdogTimeout. It is for states that no channel announces
 // (a queue depth, the pool having closed); the poll backs off so that it does

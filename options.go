@@ -35,6 +35,7 @@ type config struct {
 	retireAfter   time.Duration   // tests only: the monitor's retireAfter; 0: the default
 	monitorHook   func()          // tests only: the monitor's tick hook
 	noSchedCounts bool            // tests only: the monitor reads no scheduler counts, as before Go 1.26
+	noMonitor     bool            // tests only: the monitor never ticks
 	errs          []error
 }
 

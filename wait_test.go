@@ -503,10 +503,13 @@ func TestHandoffParksSoon(t *testing.T) {
 			t.Run(fmt.Sprintf("%v/callerruns=%v", be.kind, callerRuns), func(t *testing.T) {
 				var yields atomic.Int64
 				yield := func() { yields.Add(1); be.yield() }
-				// Capped at its size: on a loaded machine the monitor could take
-				// the worker held at the gate below for a blocked one and add a
-				// worker, whose idle rounds would count as yields here.
-				opts := []Option{WithWorkers(1), WithMaxWorkers(1), WithParking(be.kind), WithSpinRounds(rounds), withYield(yield), WithCallerRuns(callerRuns)}
+				// Without the monitor: on a loaded machine it could take the
+				// worker held at the gate below for a blocked one and add a
+				// worker, whose idle rounds would count as yields here, or
+				// take a worker slow to leave its park (ParkingSpin) for a
+				// lost wake and wake it again (a stall wake), which sends a
+				// worker getting sleepy through its rounds once more.
+				opts := []Option{WithWorkers(1), withoutMonitor(), WithParking(be.kind), WithSpinRounds(rounds), withYield(yield), WithCallerRuns(callerRuns)}
 				withPool(t, opts, func(p *Pool) {
 					sleeps := uint64(1)
 					parked := func() {
@@ -538,6 +541,12 @@ func TestHandoffParksSoon(t *testing.T) {
 						done := make(chan int)
 						go func() { done <- Do(p, func(*Worker) int { return 1 }) }()
 						eventually(t, "the Do queued", func() bool { return queued(p) == 1 })
+						// And its caller done submitting: a caller still
+						// between its write and its wake decision would
+						// move the jobs counter under the worker getting
+						// sleepy after the Do (a search again, a yield),
+						// or wake it once it parked.
+						eventually(t, "the Do's caller waiting", func() bool { return blockedIn("(*callJob[...]).wait(") })
 						yields.Store(0)
 						close(gate)
 						<-done
