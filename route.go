@@ -163,16 +163,26 @@ func call[T any](ctx context.Context, d dest, fn func(*Worker) T, mode callMode,
 			return r, nil
 		}
 	}
-	return enqueueCall(ctx, d, fn, mode, name, cw, l)
+	// The caller waits in await, called from here, not from submitCall:
+	// a handler on a fresh goroutine (2 KB of stack) that waited one
+	// frame deeper grew its stack at every call, a copy in the select's
+	// lock or in the job's allocation (BenchmarkRoundTrip's
+	// api=docontext-fresh).
+	j, st, err := submitCall(ctx, d, fn, mode, name, cw, l)
+	if err != nil {
+		return zero, err
+	}
+	return j.await(ctx, st, cw, mode, name)
 }
 
-// enqueueCall is call's last step: fn goes to a worker as a callJob, queued
-// in the Sub or the pool, and the caller (cw, nil for a plain goroutine, as
-// currentWorker returned it; l its labels) waits for it as mode says. It
-// is a function of its own so that the calls that run at once, above, pay
-// for none of its frame.
-func enqueueCall[T any](ctx context.Context, d dest, fn func(*Worker) T, mode callMode, name string, cw *Worker, l profLabels) (T, error) {
-	var zero T
+// submitCall is call's last step but the wait: fn goes to a worker as a
+// callJob, queued in the Sub or the pool, for the caller (cw, nil for a
+// plain goroutine, as currentWorker returned it; l its labels) to wait for
+// as mode says (callJob.await). It is a function of its own so that the
+// calls that run at once, above, pay for none of its frame. It returns the
+// job and its Sub task (nil outside a Sub), or the submission's error, or,
+// for callPanics, panics with it.
+func submitCall[T any](ctx context.Context, d dest, fn func(*Worker) T, mode callMode, name string, cw *Worker, l profLabels) (*callJob[T], *subTask, error) {
 	j := &callJob[T]{fn: fn}
 	if mode != callPanics {
 		j.ctx = ctx
@@ -197,12 +207,20 @@ func enqueueCall[T any](ctx context.Context, d dest, fn func(*Worker) T, mode ca
 		if mode == callPanics {
 			panic(fmt.Errorf("blitz: %s: %w", name, err))
 		}
-		return zero, err
+		return nil, nil, err
 	}
+	return j, st, nil
+}
+
+// await waits for the queued job j (st its Sub task, nil outside a Sub) as
+// mode says, cw being the caller's worker (nil for a plain goroutine), and
+// returns its outcome: withdrawn or left running if ctx ends first.
+func (j *callJob[T]) await(ctx context.Context, st *subTask, cw *Worker, mode callMode, name string) (T, error) {
+	var zero T
 	if j.wait(cw, ctx.Done()) {
 		if j.withdraw() {
 			if st != nil {
-				d.s.unqueue(st)
+				st.s.unqueue(st)
 			}
 			if j.done != nil {
 				doneChans.Put(j.done) // a withdrawn job is never signalled

@@ -1,6 +1,7 @@
 package blitz
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
@@ -363,6 +364,31 @@ func BenchmarkRoundTrip(b *testing.B) {
 			})
 		})
 	}
+	b.Run("api=docontext-fresh", func(b *testing.B) {
+		// A handler on a fresh goroutine, as the blocking report's
+		// server starts one per request: DoContext under a context
+		// that can end, through a worker, on a fresh 2 KB stack. A
+		// call that waits too deep in its frames grows that stack.
+		p, err := New(WithWorkers(runtime.GOMAXPROCS(0)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer p.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		fn := func(*Worker) int { return 1 }
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			done := make(chan int)
+			for pb.Next() {
+				go func() {
+					v, _ := DoContext(ctx, p, fn)
+					done <- v
+				}()
+				<-done
+			}
+		})
+	})
 	for _, timer := range []string{"none", "pending"} {
 		b.Run("api=go-chan/timer="+timer, func(b *testing.B) {
 			if timer == "pending" {
