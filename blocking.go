@@ -173,7 +173,7 @@ func (p *Pool) initMonitor(c *config, n int) {
 	m.timer = time.AfterFunc(time.Hour, p.monitorTick)
 	m.timer.Stop() // disarmed: the first worker that finds work arms it (woke)
 	if c.noMonitor {
-		m.armed.Store(true) // nobody arms it (stopMonitor)
+		m.armed.Store(true) // nobody arms it, as after stopMonitor
 	}
 }
 

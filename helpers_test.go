@@ -224,16 +224,7 @@ func queued(p *Pool) int { return p.inj.len() }
 // announces that: a Do's caller has finished submitting (the sleep
 // protocol's wake decision included) once it waits for its result.
 func blockedIn(fn string) bool {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	for g := range strings.SplitSeq(string(buf), "\n\n") {
+	for g := range strings.SplitSeq(dumpAll(), "\n\n") {
 		head, frames, _ := strings.Cut(g, "\n")
 		if strings.Contains(head, "[running]") || strings.Contains(head, "[runnable]") {
 			continue

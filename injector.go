@@ -328,13 +328,14 @@ func (q *injector) taken() uint64 { return q.headRing.Load().head.Load() }
 // yet: that producer publishes, then reads the sleep counters and wakes a
 // sleeper for its task, so a worker about to sleep may leave it to the
 // producer. The fence F1 between the publish and that read is what makes
-// this check sound (sleep/model: NO_F1 fails with it, and passed with len). This is the idle workers' final check
-// (Pool.hasInjectedJobs): counted, such a claim kept every idle worker of
-// a pool searching instead of sleeping, each returning from its sleep
-// attempt to a pop that found nothing, for as long as the producer's
-// goroutine waited for a CPU, and it waited behind those very workers.
-// A burst of 10,000 blocking tasks on a pool grown to 8,000 workers ran
-// for over a minute so, where it takes 20 ms.
+// this check sound (sleep/model: NO_F1 fails with it, and passed with
+// len). This is the idle workers' final check (Pool.hasInjectedJobs):
+// counted, such a claim kept every idle worker of a pool searching instead
+// of sleeping, each returning from its sleep attempt to a pop that found
+// nothing, for as long as the producer's goroutine waited for a CPU, and
+// it waited behind those very workers. A burst of 10,000 blocking tasks on
+// a pool grown to 8,000 workers ran for over a minute so, where it takes
+// 20 ms.
 func (q *injector) ready() bool {
 	for {
 		r := q.headRing.Load()
