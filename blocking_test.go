@@ -317,6 +317,49 @@ func TestBlockAddsAWorkerAtOnce(t *testing.T) {
 	}
 }
 
+// TestGrownPoolAddsForQueuedTasks checks the rule for tasks queued behind a
+// grown pool (blocking.go: Blocked workers, 3) with a monitor that sees no
+// worker blocked, as under CPU saturation: a pool of one worker grows by
+// Block, then tasks that all wait on one gate queue behind the worker added
+// for it, and every one of them gets a worker of its own. Without the rule
+// all but one would wait for good.
+func TestGrownPoolAddsForQueuedTasks(t *testing.T) {
+	const n = 8
+	for _, k := range serverParkings() {
+		t.Run(fmt.Sprintf("parking=%v", k), func(t *testing.T) {
+			withPool(t, []Option{WithParking(k), WithWorkers(1), withBlindMonitor()}, func(p *Pool) {
+				hold, inBlock := make(chan struct{}), make(chan struct{})
+				require.NoError(t, p.Go(func(w *Worker) {
+					w.Block(func() {
+						close(inBlock)
+						<-hold
+					})
+				}))
+				waitOrDump(t, inBlock, "the task in Block")
+				gate := make(chan struct{})
+				var started sync.WaitGroup
+				started.Add(n)
+				for range n {
+					require.NoError(t, p.Go(func(*Worker) {
+						started.Done()
+						<-gate
+					}))
+				}
+				all := make(chan struct{})
+				go func() { started.Wait(); close(all) }()
+				waitOrDump(t, all, "the tasks queued behind the grown pool")
+				p.resizeMu.Lock()
+				behind := p.monitor.behindTicks
+				p.resizeMu.Unlock()
+				assert.Positive(t, behind, "ticks that added for tasks queued behind the pool")
+				assert.GreaterOrEqual(t, p.Stats().WorkersAdded, uint64(n), "workers added: one for Block, one for each task but the first")
+				close(gate)
+				close(hold)
+			})
+		})
+	}
+}
+
 // TestBlockOutsideAPool runs fn directly, and nil functions panic.
 func TestBlockOutsideAPool(t *testing.T) {
 	ran := false

@@ -101,8 +101,13 @@
 // only join halves and spawned tasks wait): a task that computes for long
 // is not blocked, and gets no company. A worker waiting for the half of a
 // join that another worker took is blocked too, to the requests queued
-// behind it. Worker.Block (or Block,
-// for code without a *Worker) hands over at once, for a call known to
+// behind it. Once the pool has grown so, until it shrinks back, it adds a
+// worker for each submitted task waiting at a tick that follows another
+// with tasks waiting, while no worker is idle, whether or not it sees a
+// worker blocked: under CPU saturation the scheduler's counts cannot show
+// which busy workers are blocked. CPU-bound work alone never makes a pool
+// grow. Worker.Block (or Block, for code
+// without a *Worker) hands over at once, for a call known to
 // block. WithMaxWorkers caps the workers (10,000 by default); Stats counts
 // the blocked workers seen and the workers added and retired.
 //

@@ -26,6 +26,11 @@ func withoutSchedCounts() Option {
 // moves the sleep counters under a test that counts idle rounds.
 func withoutMonitor() Option { return func(c *config) { c.noMonitor = true } }
 
+// withBlindMonitor makes the monitor see no worker blocked at any tick, as
+// the scheduler's counts do under CPU saturation, where the program's
+// runnable goroutines outnumber the blocked workers (blocking.go).
+func withBlindMonitor() Option { return func(c *config) { c.blindMonitor = true } }
+
 // tickFollower runs one tick of p's GOMAXPROCS follower on the calling
 // goroutine, as its timer would (follow.go).
 func (p *Pool) tickFollower() { p.followTick() }

@@ -36,6 +36,7 @@ type config struct {
 	monitorHook   func()          // tests only: the monitor's tick hook
 	noSchedCounts bool            // tests only: the monitor reads no scheduler counts, as before Go 1.26
 	noMonitor     bool            // tests only: the monitor never ticks
+	blindMonitor  bool            // tests only: the monitor sees no worker blocked
 	errs          []error
 }
 

@@ -1199,6 +1199,9 @@ type monitor struct {
 	// stallWakes counts the ticks that woke a sleeper for submitted
 	// tasks that stalled with no worker busy (tests).
 	stallWakes uint64
+	// behindTicks counts the ticks that found tasks queued behind a grown
+	// pool, and added workers for them up to the cap (tests).
+	behindTicks uint64
 	// lastActive is the active count the previous tick saw; workers in
 	// [active, retiringTop) were retired by shrinks since the last tick
 	// that saw every one of them retired (0 for none).
@@ -1214,6 +1217,9 @@ type monitor struct {
 	retireAfter time.Duration
 	// sched reads the scheduler's counts (nil where Go has none).
 	sched []metrics.Sample
+	// blind makes every tick see no worker blocked (tests:
+	// withBlindMonitor). Immutable after New.
+	blind bool
 
 	// blockedNow counts the workers blocked in a call into another pool
 	// or in Block: the sum of Worker.blocking, kept so that a call need

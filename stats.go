@@ -64,7 +64,8 @@ type Stats struct {
 	// counts three times.
 	BlockedSeen uint64
 	// WorkersAdded counts the workers the pool added for blocked ones (by
-	// the monitor, or at once by Block); WorkersRetired those of them it
+	// the monitor, or at once by Block), and for tasks queued behind them
+	// once it grew (the monitor); WorkersRetired those of them it
 	// retired when they idled. Active - Workers = WorkersAdded -
 	// WorkersRetired while no Resize intervenes.
 	WorkersAdded, WorkersRetired uint64
