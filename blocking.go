@@ -81,13 +81,13 @@ import (
 //     A pool that grew so, and has not shrunk back, runs tasks that
 //     block: there a tick that finds submitted tasks waiting, as the one
 //     before did, while no worker is idle, adds a worker for each of them
-//     without the estimate. Under CPU saturation the estimate cannot see its blocked
-//     workers: the program's runnable goroutines (the handlers waiting for
-//     a CPU, a goroutine each) outnumber them. At 95% of a server's
-//     capacity it read between -464 and 0 at every tick while 100 to 200
-//     requests waited behind 70 busy workers, many of them asleep in
-//     their calls, and the requests began their waits only once a worker
-//     took them, where a goroutine per request begins at once
+//     without the estimate. Under CPU saturation the estimate cannot see
+//     its blocked workers: the program's runnable goroutines (the
+//     handlers waiting for a CPU, a goroutine each) outnumber them. At
+//     95% of a server's capacity it read between -464 and 0 at every tick
+//     while 100 to 200 requests waited behind 70 busy workers, and each
+//     request began its own wait only once a worker took it, where a
+//     goroutine per request begins at once
 //     (bench/results/blocking-behind-amd64.txt). A pool that never grew,
 //     as one of CPU-bound work, never adds by this rule; one that did
 //     adds for its CPU-bound tasks too while they queue (goroutines would
@@ -406,9 +406,11 @@ func (p *Pool) monitorTick() {
 		want, inRunqs = submitted, submitted-injected
 		m.behindTicks++
 	}
+	if blocked > 0 {
+		m.blockedSeen.Add(uint64(blocked))
+	}
 	added := 0
 	if blocked > 0 || behind {
-		m.blockedSeen.Add(uint64(max(blocked, 0)))
 		added = p.addForBlocked(min(want, m.maxActive-active), inRunqs)
 	}
 	waiting := submitted

@@ -335,26 +335,16 @@ func TestGrownPoolAddsForQueuedTasks(t *testing.T) {
 						<-hold
 					})
 				}))
+				defer close(hold)
 				waitOrDump(t, inBlock, "the task in Block")
-				gate := make(chan struct{})
-				var started sync.WaitGroup
-				started.Add(n)
-				for range n {
-					require.NoError(t, p.Go(func(*Worker) {
-						started.Done()
-						<-gate
-					}))
-				}
-				all := make(chan struct{})
-				go func() { started.Wait(); close(all) }()
-				waitOrDump(t, all, "the tasks queued behind the grown pool")
+				g := newGate()
+				defer g.open()
+				g.occupy(t, p, n) // every one started: none left in the queue
 				p.resizeMu.Lock()
 				behind := p.monitor.behindTicks
 				p.resizeMu.Unlock()
 				assert.Positive(t, behind, "ticks that added for tasks queued behind the pool")
 				assert.GreaterOrEqual(t, p.Stats().WorkersAdded, uint64(n), "workers added: one for Block, one for each task but the first")
-				close(gate)
-				close(hold)
 			})
 		})
 	}

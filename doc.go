@@ -106,10 +106,10 @@
 // with tasks waiting, while no worker is idle, whether or not it sees a
 // worker blocked: under CPU saturation the scheduler's counts cannot show
 // which busy workers are blocked. CPU-bound work alone never makes a pool
-// grow. Worker.Block (or Block, for code
-// without a *Worker) hands over at once, for a call known to
-// block. WithMaxWorkers caps the workers (10,000 by default); Stats counts
-// the blocked workers seen and the workers added and retired.
+// grow. Worker.Block (or Block, for code without a *Worker) hands over at
+// once, for a call known to block. WithMaxWorkers caps the workers (10,000
+// by default); Stats counts the blocked workers seen and the workers added
+// and retired.
 //
 // # Calls from inside a task
 //
