@@ -48,43 +48,58 @@ func TestGuardedGivesUpOnAnOpThatIgnoresAbort(t *testing.T) {
 	assert.ErrorIs(t, err, errNotRecovered)
 }
 
-// runShape runs a shape's n tasks on goroutines and returns the order in
-// which they finished.
-func runShape(shape batchShape, n int, abort <-chan struct{}) []int {
-	task := shape(n, abort)
-	var mu sync.Mutex
-	var order []int
+// runShape runs a shape's n tasks on goroutines and returns, for each task,
+// whether task dep(i) had started when task i returned (dep(i) < 0: not
+// looked at). A task is marked started before it is called, so a task that
+// returns only after dep(i) did something sees it marked. The order in
+// which the tasks' returns are recorded is not looked at: a task that lets
+// another go on (a close) races that one to record its own return.
+func runShape(shape batchShape, n int, dep func(i int) int) []bool {
+	task := shape(n, nil)
+	started := make([]atomic.Bool, n)
+	after := make([]bool, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			started[i].Store(true)
 			task(i)
-			mu.Lock()
-			order = append(order, i)
-			mu.Unlock()
+			if d := dep(i); d >= 0 {
+				after[i] = started[d].Load()
+			}
 		}()
 	}
 	wg.Wait()
-	return order
+	return after
 }
 
 func TestFanInWaitersFinishAfterTheLastTask(t *testing.T) {
 	watchdog(t, time.Minute, func() {
-		order := runShape(fanInShape, 9, nil)
-		require.Len(t, order, 9)
-		assert.Equal(t, 8, order[0], "the waiters finish only after the last task closed their channel")
+		after := runShape(fanInShape, 9, func(i int) int {
+			if i == 8 {
+				return -1
+			}
+			return 8
+		})
+		for i := range 8 {
+			assert.True(t, after[i], "waiter %d returned before the last task started", i)
+		}
 	})
 }
 
 func TestChainFinishesInReverse(t *testing.T) {
 	watchdog(t, time.Minute, func() {
-		order := runShape(chainShape, 20, nil)
-		want := make([]int, 20)
-		for i := range want {
-			want[i] = 19 - i
+		const n = 20
+		after := runShape(chainShape, n, func(i int) int {
+			if i == n-1 {
+				return -1
+			}
+			return i + 1
+		})
+		for i := range n - 1 {
+			assert.True(t, after[i], "task %d returned before task %d started", i, i+1)
 		}
-		assert.Equal(t, want, order)
 	})
 }
 
